@@ -1,0 +1,133 @@
+//! Map byte offsets in preprocessed text back to (file, line) of the original source.
+//!
+//! Takes the preprocessor output, which carries GCC line markers (`# 12 "file.c" 2`); gives, for
+//! any span offset `lang-c` reports, the original file and line. Used by the lowering to stamp
+//! every statement with its source line and to tell main-file definitions from header ones.
+
+/// Offset → (file, line) table built from line markers.
+#[derive(Clone, Debug)]
+pub struct LineMap {
+    /// Start offset of each preprocessed line with the file index and original line number.
+    starts: Vec<(usize, u32, u32)>,
+    files: Vec<String>,
+    /// Index in `files` of the main file.
+    main: u32,
+}
+
+impl LineMap {
+    pub fn new(text: &str, display: &str) -> LineMap {
+        let mut files: Vec<String> = Vec::new();
+        let mut starts = Vec::new();
+        let mut cur_file = 0u32;
+        let mut cur_line = 1u32;
+        let mut main: Option<u32> = None;
+        let mut offset = 0usize;
+        files.push(display.to_string());
+        for raw in text.split_inclusive('\n') {
+            let l = raw.trim_start();
+            if let Some((n, name)) = parse_marker(l) {
+                let idx = match files.iter().position(|f| *f == name) {
+                    Some(i) => i as u32,
+                    None => {
+                        files.push(name.clone());
+                        (files.len() - 1) as u32
+                    }
+                };
+                // The first marker naming a real file (not <built-in>) is the main file.
+                if main.is_none() && !name.starts_with('<') {
+                    main = Some(idx);
+                }
+                cur_file = idx;
+                cur_line = n;
+            } else {
+                starts.push((offset, cur_file, cur_line));
+                cur_line += 1;
+            }
+            offset += raw.len();
+        }
+        LineMap {
+            starts,
+            files,
+            main: main.unwrap_or(0),
+        }
+    }
+
+    /// File name and line of the preprocessed byte `offset`.
+    pub fn locate(&self, offset: usize) -> Option<(String, u32)> {
+        let (file, line) = self.locate_idx(offset)?;
+        Some((self.files[file as usize].clone(), line))
+    }
+
+    fn locate_idx(&self, offset: usize) -> Option<(u32, u32)> {
+        let i = match self.starts.binary_search_by(|s| s.0.cmp(&offset)) {
+            Ok(i) => i,
+            Err(0) => return None,
+            Err(i) => i - 1,
+        };
+        let (_, f, l) = self.starts[i];
+        Some((f, l))
+    }
+
+    /// Line of `offset` in the main file, or `None` if it comes from another file.
+    pub fn main_line(&self, offset: usize) -> Option<u32> {
+        match self.locate_idx(offset) {
+            Some((f, l)) if f == self.main => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Line of `offset` if in the main file, else 0.
+    pub fn line(&self, offset: usize) -> u32 {
+        self.main_line(offset).unwrap_or(0)
+    }
+
+    pub fn is_main(&self, offset: usize) -> bool {
+        self.main_line(offset).is_some()
+    }
+}
+
+/// `# 12 "file.c" 1 3` → (12, "file.c"). Also accepts `#line 12 "file.c"`.
+fn parse_marker(l: &str) -> Option<(u32, String)> {
+    let rest = l.strip_prefix('#')?.trim_start();
+    let rest = rest
+        .strip_prefix("line")
+        .map(str::trim_start)
+        .unwrap_or(rest);
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let n: u32 = digits.parse().ok()?;
+    let after = rest[digits.len()..].trim_start();
+    let name = after.strip_prefix('"').and_then(|s| {
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => return Some(out),
+                '\\' => out.push(chars.next()?),
+                c => out.push(c),
+            }
+        }
+        None
+    })?;
+    Some((n, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_lines_through_markers() {
+        let text = "# 1 \"a.c\"\n# 1 \"<built-in>\"\n# 1 \"a.c\"\nint x;\n# 1 \"h.h\" 1\nint y;\n# 3 \"a.c\" 2\nint z;\n";
+        let m = LineMap::new(text, "a.c");
+        let off_x = text.find("int x").unwrap();
+        let off_y = text.find("int y").unwrap();
+        let off_z = text.find("int z").unwrap();
+        assert_eq!(m.main_line(off_x), Some(1));
+        assert_eq!(m.main_line(off_y), None);
+        assert_eq!(m.locate(off_y), Some(("h.h".to_string(), 1)));
+        assert_eq!(m.main_line(off_z), Some(3));
+    }
+}

@@ -1,0 +1,369 @@
+//! Type resolution: `lang-c` specifiers and declarators → [`CType`], struct layout, enums.
+//!
+//! Takes declaration specifiers, declarators and the lowering context's scopes (typedefs, tags);
+//! gives C types under x86-64 LP64 with System V struct layout. Part of the frontend; the
+//! lowering calls it for every declaration, cast and `sizeof`.
+
+use lang_c::ast::*;
+use lang_c::span::Node;
+
+use super::lower::{Binding, Ctx};
+use crate::diag::Result;
+use crate::ir::{CType, Field, FuncType, StructDef, StructId};
+
+/// What a declaration's specifiers say besides the type.
+#[derive(Default, Clone, Copy)]
+pub struct Storage {
+    pub typedef: bool,
+    pub is_static: bool,
+    pub is_extern: bool,
+}
+
+/// The base type specifiers of a declaration, in whatever order they came.
+pub enum SpecList<'a> {
+    Decl(&'a [Node<DeclarationSpecifier>]),
+    Qual(&'a [Node<SpecifierQualifier>]),
+}
+
+impl Ctx<'_> {
+    pub fn storage(&self, specs: &[Node<DeclarationSpecifier>]) -> Storage {
+        let mut s = Storage::default();
+        for sp in specs {
+            if let DeclarationSpecifier::StorageClass(c) = &sp.node {
+                match c.node {
+                    StorageClassSpecifier::Typedef => s.typedef = true,
+                    StorageClassSpecifier::Static => s.is_static = true,
+                    StorageClassSpecifier::Extern => s.is_extern = true,
+                    _ => {}
+                }
+            }
+        }
+        s
+    }
+
+    /// Resolve the base type named by a list of type specifiers.
+    pub fn base_type(&mut self, specs: SpecList<'_>, offset: usize) -> Result<CType> {
+        let list: Vec<&Node<TypeSpecifier>> = match specs {
+            SpecList::Decl(s) => s
+                .iter()
+                .filter_map(|d| match &d.node {
+                    DeclarationSpecifier::TypeSpecifier(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            SpecList::Qual(s) => s
+                .iter()
+                .filter_map(|d| match &d.node {
+                    SpecifierQualifier::TypeSpecifier(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+        };
+        let (mut signed, mut unsigned, mut short, mut long, mut char_, mut int_) =
+            (false, false, false, 0, false, false);
+        let (mut float, mut double, mut void, mut bool_) = (false, false, false, false);
+        let mut other: Option<CType> = None;
+        for t in &list {
+            match &t.node {
+                TypeSpecifier::Void => void = true,
+                TypeSpecifier::Char => char_ = true,
+                TypeSpecifier::Short => short = true,
+                TypeSpecifier::Int => int_ = true,
+                TypeSpecifier::Long => long += 1,
+                TypeSpecifier::Float => float = true,
+                TypeSpecifier::Double => double = true,
+                TypeSpecifier::Signed => signed = true,
+                TypeSpecifier::Unsigned => unsigned = true,
+                TypeSpecifier::Bool => bool_ = true,
+                TypeSpecifier::Complex => {
+                    return Err(self.err(t.span.start, "complex types are not supported"))
+                }
+                TypeSpecifier::Atomic(tn) => other = Some(self.type_name(tn)?),
+                TypeSpecifier::Struct(st) => other = Some(self.struct_type(st)?),
+                TypeSpecifier::Enum(en) => other = Some(self.enum_type(en)?),
+                TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Typedef(ty)) => other = Some(ty.clone()),
+                    _ => {
+                        return Err(self.err(
+                            id.span.start,
+                            format!("unknown type name `{}`", id.node.name),
+                        ))
+                    }
+                },
+                TypeSpecifier::TypeOf(to) => {
+                    other = Some(match &to.node {
+                        TypeOf::Type(tn) => self.type_name(tn)?,
+                        TypeOf::Expression(e) => self.type_of_expr(e)?,
+                    })
+                }
+                TypeSpecifier::TS18661Float(f) => {
+                    other = Some(match f.width {
+                        32 => CType::Float,
+                        64 => CType::Double,
+                        // _Float128 and friends: only reachable from headers' prototypes.
+                        _ => CType::Double,
+                    })
+                }
+            }
+        }
+        if let Some(t) = other {
+            return Ok(t);
+        }
+        Ok(if void {
+            CType::Void
+        } else if bool_ {
+            CType::Bool
+        } else if float {
+            CType::Float
+        } else if double {
+            // long double is analysed and executed as double (noted where it matters)
+            CType::Double
+        } else if char_ {
+            CType::Int {
+                bits: 8,
+                signed: !unsigned,
+            }
+        } else if short {
+            CType::Int {
+                bits: 16,
+                signed: !unsigned,
+            }
+        } else if long > 0 {
+            CType::Int {
+                bits: 64,
+                signed: !unsigned,
+            }
+        } else if int_ || signed || unsigned {
+            CType::Int {
+                bits: 32,
+                signed: !unsigned,
+            }
+        } else {
+            // Implicit int (old-style code).
+            CType::INT
+        })
+    }
+
+    /// Apply a declarator to a base type; returns the declared name (if any) and its type.
+    pub fn declarator(
+        &mut self,
+        base: CType,
+        d: &Node<Declarator>,
+    ) -> Result<(Option<String>, CType)> {
+        // lang-c lists prefix pointers first, then postfix array/function parts in source order.
+        // Postfix binds tighter, and the first postfix is the outermost (`int b[2][3]` is an
+        // array of 2 arrays of 3), so pointers apply in order and postfix parts in reverse.
+        let (ptrs, post): (Vec<_>, Vec<_>) = d
+            .node
+            .derived
+            .iter()
+            .partition(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
+        let mut ty = base;
+        for der in ptrs.into_iter().chain(post.into_iter().rev()) {
+            ty = match &der.node {
+                DerivedDeclarator::Pointer(_) => CType::Ptr(Box::new(ty)),
+                DerivedDeclarator::Array(a) => {
+                    let n = match &a.node.size {
+                        ArraySize::Unknown => None,
+                        ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
+                            match self.const_int(e) {
+                                Ok(n) if n >= 0 => Some(n as u64),
+                                Ok(_) => {
+                                    return Err(self.err(e.span.start, "array size is negative"))
+                                }
+                                Err(_) => {
+                                    return Err(self.err(
+                                        e.span.start,
+                                        "variable-length arrays are not supported",
+                                    ))
+                                }
+                            }
+                        }
+                        ArraySize::VariableUnknown => {
+                            return Err(self
+                                .err(der.span.start, "variable-length arrays are not supported"))
+                        }
+                    };
+                    CType::Array(Box::new(ty), n)
+                }
+                DerivedDeclarator::Function(f) => {
+                    let (params, variadic) = self.param_types(&f.node)?;
+                    CType::Func(Box::new(FuncType {
+                        ret: ty,
+                        params,
+                        variadic,
+                    }))
+                }
+                DerivedDeclarator::KRFunction(ids) => {
+                    // K&R definition: parameter types come from the declaration list; callers
+                    // see an unprototyped function.
+                    let _ = ids;
+                    CType::Func(Box::new(FuncType {
+                        ret: ty,
+                        params: vec![],
+                        variadic: true,
+                    }))
+                }
+                DerivedDeclarator::Block(_) => {
+                    return Err(self.err(der.span.start, "blocks are not supported"))
+                }
+            };
+        }
+        match &d.node.kind.node {
+            DeclaratorKind::Abstract => Ok((None, ty)),
+            DeclaratorKind::Identifier(id) => Ok((Some(id.node.name.clone()), ty)),
+            DeclaratorKind::Declarator(inner) => self.declarator(ty, inner),
+        }
+    }
+
+    pub fn param_types(&mut self, f: &FunctionDeclarator) -> Result<(Vec<CType>, bool)> {
+        let mut out = vec![];
+        for p in &f.parameters {
+            let base = self.base_type(SpecList::Decl(&p.node.specifiers), p.span.start)?;
+            let ty = match &p.node.declarator {
+                Some(d) => self.declarator(base, d)?.1,
+                None => base,
+            };
+            out.push(adjust_param(ty));
+        }
+        // `f(void)` means no parameters.
+        if out.len() == 1 && out[0] == CType::Void {
+            out.clear();
+        }
+        Ok((out, f.ellipsis == Ellipsis::Some))
+    }
+
+    pub fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {
+        let base = self.base_type(SpecList::Qual(&tn.node.specifiers), tn.span.start)?;
+        match &tn.node.declarator {
+            Some(d) => Ok(self.declarator(base, d)?.1),
+            None => Ok(base),
+        }
+    }
+
+    fn struct_type(&mut self, st: &Node<StructType>) -> Result<CType> {
+        let is_union = st.node.kind.node == StructKind::Union;
+        let name = st.node.identifier.as_ref().map(|i| i.node.name.clone());
+        let id = match (&name, &st.node.declarations) {
+            (Some(n), None) => match self.lookup_tag(n) {
+                Some(id) => id,
+                None => self.new_struct(n.clone(), is_union, true),
+            },
+            (Some(n), Some(_)) => match self.lookup_tag_here(n) {
+                Some(id) if !self.structs[id.index()].complete => id,
+                _ => self.new_struct(n.clone(), is_union, false),
+            },
+            (None, _) => self.new_struct(String::new(), is_union, false),
+        };
+        if let Some(decls) = &st.node.declarations {
+            let mut fields = vec![];
+            for d in decls {
+                let StructDeclaration::Field(f) = &d.node else {
+                    continue;
+                };
+                let base = self.base_type(SpecList::Qual(&f.node.specifiers), f.span.start)?;
+                if f.node.declarators.is_empty() {
+                    // anonymous struct/union member: its fields are reachable by name
+                    fields.push((String::new(), base.clone(), false));
+                }
+                for sd in &f.node.declarators {
+                    let (fname, fty) = match &sd.node.declarator {
+                        Some(dd) => self.declarator(base.clone(), dd)?,
+                        None => (None, base.clone()),
+                    };
+                    fields.push((fname.unwrap_or_default(), fty, sd.node.bit_width.is_some()));
+                }
+            }
+            self.layout(id, fields);
+        }
+        Ok(CType::Struct(id))
+    }
+
+    fn new_struct(&mut self, name: String, is_union: bool, declare_only: bool) -> StructId {
+        let id = StructId::new(self.structs.len());
+        self.structs.push(StructDef {
+            name: name.clone(),
+            is_union,
+            fields: vec![],
+            size: 0,
+            align: 1,
+            complete: false,
+        });
+        if !name.is_empty() {
+            self.bind_tag(name, id);
+        }
+        let _ = declare_only;
+        id
+    }
+
+    /// System V layout. Bit-fields are laid out as whole members of their declared type (an
+    /// over-approximation of the size); accessing one is rejected by the lowering.
+    fn layout(&mut self, id: StructId, fields: Vec<(String, CType, bool)>) {
+        // Bit-fields make the real layout differ; they are kept so that the struct can be named,
+        // and rejected when accessed.
+        let is_union = self.structs[id.index()].is_union;
+        let mut off = 0u64;
+        let mut size = 0u64;
+        let mut align = 1u64;
+        let mut out = vec![];
+        for (name, ty, bitfield) in fields {
+            let a = self.prog_align(&ty);
+            let s = self.prog_size(&ty);
+            align = align.max(a);
+            let fo = if is_union { 0 } else { off.div_ceil(a) * a };
+            let fname = if bitfield {
+                format!("{name}:bitfield")
+            } else {
+                name
+            };
+            out.push(Field {
+                name: fname,
+                ty,
+                offset: fo,
+            });
+            if is_union {
+                size = size.max(s);
+            } else {
+                off = fo + s;
+                size = off;
+            }
+        }
+        let size = size.div_ceil(align) * align;
+        let def = &mut self.structs[id.index()];
+        def.fields = out;
+        def.size = size;
+        def.align = align;
+        def.complete = true;
+    }
+
+    fn enum_type(&mut self, en: &Node<EnumType>) -> Result<CType> {
+        if en.node.enumerators.is_empty() {
+            return Ok(CType::UINT);
+        }
+        let mut next: i128 = 0;
+        let mut any_negative = false;
+        for e in &en.node.enumerators {
+            let v = match &e.node.expression {
+                Some(x) => self.const_int(x)?,
+                None => next,
+            };
+            any_negative |= v < 0;
+            self.bind(e.node.identifier.node.name.clone(), Binding::EnumConst(v));
+            next = v + 1;
+        }
+        // GCC gives an enum without negative values the underlying type unsigned int.
+        Ok(CType::Int {
+            bits: 32,
+            signed: any_negative,
+        })
+    }
+}
+
+/// Parameters of array type are pointers; of function type, function pointers.
+pub fn adjust_param(t: CType) -> CType {
+    match t {
+        CType::Array(e, _) => CType::Ptr(e),
+        CType::Func(f) => CType::Ptr(Box::new(CType::Func(f))),
+        t => t,
+    }
+}

@@ -1,0 +1,308 @@
+//! Byte-addressed memory of the interpreter: one object per variable, global and string literal.
+//!
+//! Takes allocation, read and write requests from the evaluator and gives bytes or a [`MemErr`]
+//! saying precisely what was wrong (null, dangling, out of bounds, uninitialized, read-only, …);
+//! the evaluator turns that into a `RunError` with the source line. Each object keeps an
+//! "initialized" flag per byte so reads of indeterminate values are caught, and objects of
+//! finished calls stay as tombstones so dangling pointers are caught.
+//!
+//! Pointers are plain `u64` addresses: `(object id + 1) << 32 | offset`; 0 is null; addresses
+//! whose high word is at least [`FUNC_BASE`] denote functions (index into the interpreter's
+//! function-name table). Objects are treated as 16-byte aligned.
+
+/// First high word used for function addresses; object ids stay below it.
+pub(super) const FUNC_BASE: u64 = 0xFFFF_0000;
+/// Largest single object and largest total of live bytes the interpreter will allocate.
+const MAX_OBJECT: u64 = 1 << 30;
+const MAX_LIVE: u64 = 2 << 30;
+
+/// What an object is, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Desc {
+    /// Variable `var` of function `func` (indices into the GCL program).
+    Var {
+        func: u32,
+        var: u32,
+    },
+    Global(u32),
+    Str(u32),
+}
+
+pub(super) struct Obj {
+    pub desc: Desc,
+    pub bytes: Vec<u8>,
+    pub init: Vec<bool>,
+    pub readonly: bool,
+    /// An `extern` declaration without definition: its contents are unknown.
+    pub unknown: bool,
+}
+
+enum Slot {
+    Live(Box<Obj>),
+    Dead { desc: Desc, size: u64 },
+}
+
+/// A decoded address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ptr {
+    Null,
+    Obj {
+        id: u32,
+        off: u64,
+    },
+    Func(u32),
+    /// A non-null integer that points nowhere (e.g. cast from an arbitrary integer).
+    Invalid,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum MemErr {
+    Null,
+    Invalid,
+    Func,
+    Dead(Desc),
+    OutOfBounds {
+        desc: Desc,
+        off: u64,
+        size: u64,
+        len: u64,
+    },
+    ReadOnly(Desc),
+    Unknown(Desc),
+    Uninit {
+        desc: Desc,
+        off: u64,
+        whole: bool,
+    },
+    ArithOutOfBounds {
+        desc: Desc,
+        off: i128,
+        len: u64,
+    },
+    NullArith,
+    TooBig(u64),
+}
+
+pub(super) fn encode(id: u32, off: u64) -> u64 {
+    ((u64::from(id) + 1) << 32) | off
+}
+
+pub(super) fn func_addr(idx: u32) -> u64 {
+    (FUNC_BASE + u64::from(idx)) << 32
+}
+
+pub(super) fn decode(a: u64) -> Ptr {
+    let hi = a >> 32;
+    if a == 0 {
+        Ptr::Null
+    } else if hi == 0 {
+        Ptr::Invalid
+    } else if hi >= FUNC_BASE {
+        if a & 0xFFFF_FFFF == 0 {
+            Ptr::Func((hi - FUNC_BASE) as u32)
+        } else {
+            Ptr::Invalid
+        }
+    } else {
+        Ptr::Obj {
+            id: (hi - 1) as u32,
+            off: a & 0xFFFF_FFFF,
+        }
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Memory {
+    slots: Vec<Slot>,
+    live: u64,
+}
+
+impl Memory {
+    /// A new object of `size` bytes, all zero; `init` says whether they count as initialized.
+    pub fn alloc(&mut self, desc: Desc, size: u64, init: bool) -> Result<u32, MemErr> {
+        if size > MAX_OBJECT
+            || self.live + size > MAX_LIVE
+            || self.slots.len() as u64 >= FUNC_BASE - 2
+        {
+            return Err(MemErr::TooBig(size));
+        }
+        let n = size as usize;
+        self.live += size;
+        self.slots.push(Slot::Live(Box::new(Obj {
+            desc,
+            bytes: vec![0; n],
+            init: vec![init; n],
+            readonly: false,
+            unknown: false,
+        })));
+        Ok((self.slots.len() - 1) as u32)
+    }
+
+    /// End an object's lifetime; later accesses through old pointers report `Dead`.
+    pub fn free(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id as usize) {
+            if let Slot::Live(o) = slot {
+                let size = o.bytes.len() as u64;
+                self.live -= size;
+                *slot = Slot::Dead { desc: o.desc, size };
+            }
+        }
+    }
+
+    pub fn obj_mut(&mut self, id: u32) -> Option<&mut Obj> {
+        match self.slots.get_mut(id as usize) {
+            Some(Slot::Live(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Check an access of `size` bytes at `addr` and give the object and offset.
+    pub fn resolve(&self, addr: u64, size: u64, write: bool) -> Result<(u32, u64), MemErr> {
+        match decode(addr) {
+            Ptr::Null => Err(MemErr::Null),
+            Ptr::Invalid => Err(MemErr::Invalid),
+            Ptr::Func(_) => Err(MemErr::Func),
+            Ptr::Obj { id, off } => match self.slots.get(id as usize) {
+                None => Err(MemErr::Invalid),
+                Some(Slot::Dead { desc, .. }) => Err(MemErr::Dead(*desc)),
+                Some(Slot::Live(o)) => {
+                    let len = o.bytes.len() as u64;
+                    if o.unknown {
+                        Err(MemErr::Unknown(o.desc))
+                    } else if off.checked_add(size).is_none_or(|end| end > len) {
+                        Err(MemErr::OutOfBounds {
+                            desc: o.desc,
+                            off,
+                            size,
+                            len,
+                        })
+                    } else if write && o.readonly {
+                        Err(MemErr::ReadOnly(o.desc))
+                    } else {
+                        Ok((id, off))
+                    }
+                }
+            },
+        }
+    }
+
+    /// The bytes and init flags of an access (no initialization check).
+    pub fn read(&self, addr: u64, size: u64) -> Result<(&[u8], &[bool]), MemErr> {
+        let (id, off) = self.resolve(addr, size, false)?;
+        let Some(Slot::Live(o)) = self.slots.get(id as usize) else {
+            return Err(MemErr::Invalid);
+        };
+        let r = off as usize..(off + size) as usize;
+        Ok((&o.bytes[r.clone()], &o.init[r]))
+    }
+
+    /// The bytes of an access whose every byte must be initialized (a scalar load).
+    pub fn read_init(&self, addr: u64, size: u64) -> Result<&[u8], MemErr> {
+        let (bytes, init) = self.read(addr, size)?;
+        if init.iter().all(|&b| b) {
+            return Ok(bytes);
+        }
+        let (id, off) = self.resolve(addr, size, false)?;
+        let (desc, len) = match self.slots.get(id as usize) {
+            Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64),
+            _ => return Err(MemErr::Invalid),
+        };
+        Err(MemErr::Uninit {
+            desc,
+            off,
+            whole: off == 0 && size == len,
+        })
+    }
+
+    /// Write bytes with their init flags (`init` is either one flag for all or one per byte).
+    pub fn write(&mut self, addr: u64, bytes: &[u8], init: &[bool]) -> Result<(), MemErr> {
+        let (id, off) = self.resolve(addr, bytes.len() as u64, true)?;
+        let Some(Slot::Live(o)) = self.slots.get_mut(id as usize) else {
+            return Err(MemErr::Invalid);
+        };
+        let r = off as usize..off as usize + bytes.len();
+        o.bytes[r.clone()].copy_from_slice(bytes);
+        if init.len() == bytes.len() {
+            o.init[r].copy_from_slice(init);
+        } else {
+            let v = init.first().copied().unwrap_or(true);
+            o.init[r].iter_mut().for_each(|b| *b = v);
+        }
+        Ok(())
+    }
+
+    /// Mark bytes indeterminate (a declaration without initializer).
+    pub fn havoc(&mut self, addr: u64, size: u64) -> Result<(), MemErr> {
+        let (id, off) = self.resolve(addr, size, true)?;
+        if let Some(Slot::Live(o)) = self.slots.get_mut(id as usize) {
+            o.init[off as usize..(off + size) as usize]
+                .iter_mut()
+                .for_each(|b| *b = false);
+        }
+        Ok(())
+    }
+
+    /// `addr + delta` bytes; the result must stay within the object or one past its end.
+    pub fn ptr_add(&self, addr: u64, delta: i128) -> Result<u64, MemErr> {
+        match decode(addr) {
+            Ptr::Null if delta == 0 => Ok(0),
+            Ptr::Null => Err(MemErr::NullArith),
+            Ptr::Func(_) => Err(MemErr::Func),
+            // Integers cast to pointers: plain integer arithmetic, any dereference fails later.
+            Ptr::Invalid => Ok((i128::from(addr) + delta) as u64),
+            Ptr::Obj { id, off } => {
+                let (desc, len) = match self.slots.get(id as usize) {
+                    Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64),
+                    Some(Slot::Dead { desc, size }) => (*desc, *size),
+                    None => return Err(MemErr::Invalid),
+                };
+                let new = i128::from(off) + delta;
+                if new < 0 || new > i128::from(len) {
+                    return Err(MemErr::ArithOutOfBounds {
+                        desc,
+                        off: new,
+                        len,
+                    });
+                }
+                Ok(encode(id, new as u64))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_decode() {
+        assert_eq!(decode(0), Ptr::Null);
+        assert_eq!(decode(encode(0, 0)), Ptr::Obj { id: 0, off: 0 });
+        assert_eq!(decode(encode(7, 12)), Ptr::Obj { id: 7, off: 12 });
+        assert_eq!(decode(func_addr(3)), Ptr::Func(3));
+        assert_eq!(decode(42), Ptr::Invalid);
+    }
+
+    #[test]
+    fn bounds_init_and_lifetime() {
+        let mut m = Memory::default();
+        let d = Desc::Global(0);
+        let id = m.alloc(d, 8, false).unwrap();
+        let a = encode(id, 0);
+        assert!(matches!(
+            m.read_init(a, 4),
+            Err(MemErr::Uninit { whole: false, .. })
+        ));
+        m.write(a, &[1, 2, 3, 4], &[true]).unwrap();
+        assert_eq!(m.read_init(a, 4).unwrap(), &[1, 2, 3, 4]);
+        assert!(matches!(
+            m.read(encode(id, 6), 4),
+            Err(MemErr::OutOfBounds { .. })
+        ));
+        assert_eq!(m.ptr_add(a, 8).unwrap(), encode(id, 8));
+        assert!(m.ptr_add(a, 9).is_err());
+        assert!(m.ptr_add(a, -1).is_err());
+        m.free(id);
+        assert_eq!(m.read(a, 1).unwrap_err(), MemErr::Dead(d));
+    }
+}

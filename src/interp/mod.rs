@@ -1,0 +1,770 @@
+//! Concrete interpreter of GCL with exact C semantics (x86-64 LP64, GCC, DESIGN §7/§10).
+//!
+//! Takes a [`GclProgram`] and a function name with argument values and gives the return value,
+//! or a [`RunError`]: undefined behaviour (detected as UBSan would, plus uninitialized reads,
+//! out-of-bounds and dangling accesses), an exhausted step budget, or something the interpreter
+//! cannot execute (external calls, abstracted values). `dizy run` uses it, the witness search
+//! validates every distinguishing input with it, and tests compare it against gcc-compiled code.
+//!
+//! Execution follows the GCL model: instructions in order, skipped when their guard is false,
+//! `goto` jumps; the end of the instruction list returns `retval`. Calls push a frame on an
+//! explicit stack (never the Rust stack), so deep recursion ends in [`RunError::Depth`], not a
+//! crash. Every variable, global and string literal is a byte-level memory object
+//! ([`memory`]); pointers are addresses encoding (object, offset). Globals are initialized when
+//! the interpreter is created and keep their values across calls of the same `Interp`.
+
+mod eval;
+mod literal;
+mod memory;
+
+pub(crate) use literal::{fmt_double, fmt_float};
+pub use literal::{format_value, parse_arg};
+
+use std::collections::HashMap;
+use std::fmt;
+
+use eval::{as_addr, is_aggregate, norm, scalar_from_bytes, truthy};
+use memory::{decode, encode, Desc, MemErr, Memory, Ptr};
+
+use crate::gcl::{GclFunction, GclProgram, InstrKind};
+use crate::ir::{CType, Callee, Expr, Place, VarKind};
+
+/// Default step budget (instructions executed, including those skipped by their guard).
+pub const DEFAULT_BUDGET: u64 = 10_000_000;
+/// Maximum call depth (frames on the interpreter's stack).
+pub const MAX_CALL_DEPTH: usize = 10_000;
+/// Stack of the thread the interpreter runs on: expressions are evaluated recursively.
+const THREAD_STACK: usize = 256 << 20;
+
+/// A scalar value. Integers (and pointers, as `u64` addresses) are normalized to their type:
+/// signed ones sign-extended, unsigned ones zero-extended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    Int(i128),
+    Float(f32),
+    Double(f64),
+}
+
+/// The result of a successful call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOutcome {
+    /// The returned value; `None` for a `void` function.
+    pub ret: Option<Value>,
+    pub ret_ty: CType,
+    /// Instructions executed (including those skipped by their guard).
+    pub steps: u64,
+    /// Bytes written by `putchar` during the call.
+    pub output: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunError {
+    /// Undefined behaviour at a source line (the input is not a valid test of the program).
+    Ub { msg: String, line: u32 },
+    /// The step budget ran out (probably an infinite loop).
+    Budget { steps: u64 },
+    /// Calls nested deeper than the interpreter's limit (probably infinite recursion).
+    Depth { limit: usize, line: u32 },
+    /// Something the interpreter cannot execute (external function, abstracted value, …).
+    Unsupported { msg: String, line: u32 },
+    /// Wrong function name, argument count or argument text.
+    BadArgs(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Ub { msg, line } => write!(f, "undefined behavior: {msg} at line {line}"),
+            RunError::Budget { steps } => write!(f, "step budget exhausted after {steps} steps"),
+            RunError::Depth { limit, line } => {
+                write!(f, "call depth limit ({limit}) exceeded at line {line}")
+            }
+            RunError::Unsupported { msg, line } => write!(f, "cannot execute line {line}: {msg}"),
+            RunError::BadArgs(msg) => write!(f, "bad arguments: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// One call in progress.
+struct Frame {
+    /// Index into `GclProgram::functions`.
+    func: usize,
+    pc: usize,
+    /// Memory object of each variable (globals map to the global's object).
+    objs: Vec<u32>,
+    guards: Vec<bool>,
+}
+
+/// An argument or return value: scalars by value, aggregates as bytes with init flags.
+enum Data {
+    Scalar(Value),
+    Agg(Vec<u8>, Vec<bool>),
+}
+
+/// What a finished call gives back.
+enum RetVal {
+    Void,
+    Data(Data),
+    /// A non-void function that reached its end without `return`.
+    Missing,
+}
+
+pub struct Interp<'a> {
+    prog: &'a GclProgram,
+    budget: u64,
+    steps: u64,
+    /// Source line of the instruction being executed (for errors).
+    line: u32,
+    /// Current expression nesting (bounded so the Rust stack cannot overflow).
+    depth: u32,
+    mem: Memory,
+    frames: Vec<Frame>,
+    funcs: HashMap<&'a str, usize>,
+    /// Function-address table: `func_addr(i)` denotes `fn_names[i]`.
+    fn_names: Vec<String>,
+    fn_ids: HashMap<String, u32>,
+    /// Memory object of each global and string literal.
+    globals: Vec<u32>,
+    strings: Vec<u32>,
+    /// Why the globals could not be initialized, reported by every call.
+    init_error: Option<RunError>,
+    output: Vec<u8>,
+}
+
+impl<'a> Interp<'a> {
+    pub fn new(prog: &'a GclProgram) -> Self {
+        let mut me = Interp {
+            prog,
+            budget: DEFAULT_BUDGET,
+            steps: 0,
+            line: 0,
+            depth: 0,
+            mem: Memory::default(),
+            frames: Vec::new(),
+            funcs: HashMap::new(),
+            fn_names: Vec::new(),
+            fn_ids: HashMap::new(),
+            globals: Vec::new(),
+            strings: Vec::new(),
+            init_error: None,
+            output: Vec::new(),
+        };
+        for (i, f) in prog.functions.iter().enumerate() {
+            me.funcs.entry(f.name.as_str()).or_insert(i);
+            me.fn_id(&f.name);
+        }
+        if let Err(e) = me.init_memory() {
+            me.init_error = Some(e);
+        }
+        me
+    }
+
+    pub fn with_budget(mut self, steps: u64) -> Self {
+        self.budget = steps;
+        self
+    }
+
+    /// Bytes written by `putchar` in the last call.
+    pub fn output(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// Index of `name` in the function-address table.
+    fn fn_id(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.fn_ids.get(name) {
+            return i;
+        }
+        let i = self.fn_names.len() as u32;
+        self.fn_names.push(name.to_string());
+        self.fn_ids.insert(name.to_string(), i);
+        i
+    }
+
+    /// Create string literals and globals (zero, then the explicit initializers).
+    fn init_memory(&mut self) -> Result<(), RunError> {
+        let p = &self.prog.program;
+        for (i, s) in p.strings.iter().enumerate() {
+            let id = self
+                .mem
+                .alloc(Desc::Str(i as u32), s.len() as u64, true)
+                .map_err(|e| self.mem_err(e))?;
+            if let Some(o) = self.mem.obj_mut(id) {
+                o.bytes.copy_from_slice(s);
+                o.readonly = true;
+            }
+            self.strings.push(id);
+        }
+        for (i, g) in p.globals.iter().enumerate() {
+            self.line = g.line.0;
+            let size = p.size_of(&g.ty);
+            let id = self
+                .mem
+                .alloc(Desc::Global(i as u32), size, true)
+                .map_err(|e| self.mem_err(e))?;
+            if g.is_extern {
+                if let Some(o) = self.mem.obj_mut(id) {
+                    o.unknown = true;
+                }
+            }
+            self.globals.push(id);
+        }
+        for (i, g) in p.globals.iter().enumerate() {
+            self.line = g.line.0;
+            for (off, ty, e) in &g.init {
+                let v = self.eval(e)?;
+                let v = self.convert(v, ty)?;
+                let a = self
+                    .mem
+                    .ptr_add(encode(self.globals[i], 0), i128::from(*off))
+                    .map_err(|e| self.mem_err(e))?;
+                self.store(a, ty, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Call `func` with `args` (converted to the parameter types as by assignment).
+    pub fn call(&mut self, func: &str, args: &[Value]) -> Result<RunOutcome, RunError> {
+        let prog = self.prog;
+        let Some(&fi) = self.funcs.get(func) else {
+            return Err(RunError::BadArgs(format!("no function named `{func}`")));
+        };
+        let gf = &prog.functions[fi];
+        let params = &gf.func.params;
+        if args.len() != params.len() {
+            return Err(RunError::BadArgs(format!(
+                "`{func}` takes {} argument{}, {} given",
+                params.len(),
+                if params.len() == 1 { "" } else { "s" },
+                args.len()
+            )));
+        }
+        if let Some(e) = &self.init_error {
+            return Err(e.clone());
+        }
+        if is_aggregate(&gf.func.ret) {
+            return Err(RunError::Unsupported {
+                msg: format!("`{func}` returns a struct; only scalar results can be shown"),
+                line: gf.func.line.0,
+            });
+        }
+        let mut argv = Vec::with_capacity(args.len());
+        for (a, p) in args.iter().zip(params) {
+            let ty = gf.func.var(*p).ty.clone();
+            if !ty.is_scalar() {
+                return Err(RunError::BadArgs(format!(
+                    "parameter `{}` is not a scalar; it cannot be given on the command line",
+                    gf.func.var(*p).name
+                )));
+            }
+            self.line = gf.func.line.0;
+            let v = self
+                .convert(*a, &ty)
+                .map_err(|e| RunError::BadArgs(e.to_string()))?;
+            argv.push(Data::Scalar(v));
+        }
+        // Run on a thread with a large stack: expression evaluation recurses.
+        let spawned = std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .name("dizy-interp".into())
+                .stack_size(THREAD_STACK)
+                .spawn_scoped(s, || self.run_top(fi, argv))
+                .map(|h| h.join())
+        });
+        match spawned {
+            Ok(Ok(r)) => r,
+            Ok(Err(_)) => Err(RunError::Unsupported {
+                msg: "internal error in the interpreter".into(),
+                line: self.line,
+            }),
+            Err(_) => Err(RunError::Unsupported {
+                msg: "could not start the interpreter thread".into(),
+                line: 0,
+            }),
+        }
+    }
+
+    fn run_top(&mut self, fi: usize, argv: Vec<Data>) -> Result<RunOutcome, RunError> {
+        self.unwind();
+        self.steps = 0;
+        self.depth = 0;
+        self.output.clear();
+        let res = self.push_frame(fi, argv).and_then(|()| self.exec());
+        if res.is_err() {
+            self.unwind();
+        }
+        let gf = &self.prog.functions[fi];
+        let ret = match res? {
+            RetVal::Void => None,
+            RetVal::Data(Data::Scalar(v)) => Some(v),
+            RetVal::Data(Data::Agg(..)) => {
+                return Err(RunError::Unsupported {
+                    msg: "struct return value".into(),
+                    line: gf.func.end_line.0,
+                })
+            }
+            RetVal::Missing => {
+                return Err(RunError::Ub {
+                    msg: format!(
+                        "reached the end of non-void function `{}` without returning a value",
+                        gf.name
+                    ),
+                    line: gf.func.end_line.0,
+                })
+            }
+        };
+        Ok(RunOutcome {
+            ret,
+            ret_ty: gf.func.ret.clone(),
+            steps: self.steps,
+            output: self.output.clone(),
+        })
+    }
+
+    /// Drop every frame left by an aborted run.
+    fn unwind(&mut self) {
+        while let Some(fr) = self.frames.pop() {
+            self.free_frame(&fr);
+        }
+    }
+
+    fn free_frame(&mut self, fr: &Frame) {
+        let f = &self.prog.functions[fr.func];
+        for (v, &id) in f.func.vars.iter().zip(&fr.objs) {
+            if !matches!(v.kind, VarKind::Global(_)) {
+                self.mem.free(id);
+            }
+        }
+    }
+
+    fn push_frame(&mut self, fi: usize, argv: Vec<Data>) -> Result<(), RunError> {
+        let prog = self.prog;
+        let gf = &prog.functions[fi];
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(RunError::Depth {
+                limit: MAX_CALL_DEPTH,
+                line: self.line,
+            });
+        }
+        let mut objs = Vec::with_capacity(gf.func.vars.len());
+        for (i, v) in gf.func.vars.iter().enumerate() {
+            let id = match v.kind {
+                VarKind::Global(g) => match self.globals.get(g.index()) {
+                    Some(&id) => id,
+                    None => return self.unsupported(format!("unknown global `{}`", v.name)),
+                },
+                _ => {
+                    let size = self.size_of(&v.ty);
+                    match self.mem.alloc(
+                        Desc::Var {
+                            func: fi as u32,
+                            var: i as u32,
+                        },
+                        size,
+                        false,
+                    ) {
+                        Ok(id) => id,
+                        Err(e) => {
+                            let err = self.mem_err(e);
+                            let fr = Frame {
+                                func: fi,
+                                pc: 0,
+                                objs,
+                                guards: Vec::new(),
+                            };
+                            self.free_frame(&fr);
+                            return Err(err);
+                        }
+                    }
+                }
+            };
+            objs.push(id);
+        }
+        let frame = Frame {
+            func: fi,
+            pc: 0,
+            objs,
+            guards: vec![false; gf.guards.len()],
+        };
+        // Parameters are initialized from the arguments before the callee runs.
+        for (p, a) in gf.func.params.iter().zip(argv) {
+            let ty = &gf.func.var(*p).ty;
+            let addr = encode(frame.objs[p.index()], 0);
+            let r = match a {
+                Data::Scalar(v) => match self.convert(v, ty) {
+                    Ok(v) => self.store(addr, ty, v),
+                    Err(e) => Err(e),
+                },
+                Data::Agg(b, i) => self.mem.write(addr, &b, &i).map_err(|e| self.mem_err(e)),
+            };
+            if let Err(e) = r {
+                self.free_frame(&frame);
+                return Err(e);
+            }
+        }
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    /// Run until the bottom frame returns.
+    fn exec(&mut self) -> Result<RetVal, RunError> {
+        let prog = self.prog;
+        loop {
+            let Some(fr) = self.frames.last_mut() else {
+                return Ok(RetVal::Void);
+            };
+            let gf: &'a GclFunction = &prog.functions[fr.func];
+            if fr.pc >= gf.instrs.len() {
+                let ret = self.finish_call()?;
+                if self.frames.is_empty() {
+                    return Ok(ret);
+                }
+                self.deliver(ret, gf)?;
+                continue;
+            }
+            let ins = &gf.instrs[fr.pc];
+            fr.pc += 1;
+            self.steps += 1;
+            if self.steps > self.budget {
+                return Err(RunError::Budget { steps: self.budget });
+            }
+            if !ins
+                .guard
+                .0
+                .iter()
+                .all(|l| fr.guards.get(l.guard.index()).copied().unwrap_or(false) == l.positive)
+            {
+                continue;
+            }
+            self.line = ins.line.0;
+            match &ins.kind {
+                InstrKind::SetGuard(g, e) => {
+                    let v = truthy(self.eval(e)?);
+                    if let Some(slot) = self
+                        .frames
+                        .last_mut()
+                        .and_then(|f| f.guards.get_mut(g.index()))
+                    {
+                        *slot = v;
+                    }
+                }
+                InstrKind::Goto(l) => {
+                    let Some(&to) = gf.labels.get(l.index()) else {
+                        return self.unsupported("jump to an unknown label");
+                    };
+                    if let Some(f) = self.frames.last_mut() {
+                        f.pc = to;
+                    }
+                }
+                InstrKind::Assign(p, e) => self.assign(p, e)?,
+                InstrKind::Havoc(p) => {
+                    let size = self.size_of(&self.place_ty(p)?);
+                    let a = self.place_addr(p, false)?;
+                    self.mem.havoc(a, size).map_err(|e| self.mem_err(e))?;
+                }
+                InstrKind::ZeroFill(p) => {
+                    let size = self.size_of(&self.place_ty(p)?);
+                    let a = self.place_addr(p, false)?;
+                    self.mem
+                        .write(a, &vec![0; size as usize], &[true])
+                        .map_err(|e| self.mem_err(e))?;
+                }
+                InstrKind::Call { dest, callee, args } => {
+                    self.call_instr(dest.as_ref(), callee, args)?
+                }
+            }
+        }
+    }
+
+    fn assign(&mut self, p: &Place, e: &Expr) -> Result<(), RunError> {
+        let pty = self.place_ty(p)?;
+        if is_aggregate(&pty) {
+            let (b, i) = self.eval_agg(e)?;
+            let a = self.place_addr(p, false)?;
+            self.mem.write(a, &b, &i).map_err(|err| self.mem_err(err))
+        } else {
+            let v = self.eval(e)?;
+            let v = self.convert(v, &pty)?;
+            let a = self.place_addr(p, false)?;
+            self.store(a, &pty, v)
+        }
+    }
+
+    /// Pop the finished frame and take its return value.
+    fn finish_call(&mut self) -> Result<RetVal, RunError> {
+        let prog = self.prog;
+        let Some(fr) = self.frames.pop() else {
+            return Ok(RetVal::Void);
+        };
+        let gf = &prog.functions[fr.func];
+        let ret = match gf.retval {
+            None => Ok(RetVal::Void),
+            Some(rv) => {
+                let ty = gf.func.var(rv).ty.clone();
+                let addr = encode(fr.objs[rv.index()], 0);
+                let size = self.size_of(&ty);
+                if is_aggregate(&ty) {
+                    match self.mem.read(addr, size) {
+                        Ok((b, i)) => Ok(RetVal::Data(Data::Agg(b.to_vec(), i.to_vec()))),
+                        Err(e) => Err(self.mem_err(e)),
+                    }
+                } else {
+                    match self.mem.read_init(addr, size) {
+                        Ok(b) => match scalar_from_bytes(&ty, b) {
+                            Some(v) => Ok(RetVal::Data(Data::Scalar(v))),
+                            None => self.unsupported("return value of unsupported type"),
+                        },
+                        Err(MemErr::Uninit { .. }) => Ok(RetVal::Missing),
+                        Err(e) => Err(self.mem_err(e)),
+                    }
+                }
+            }
+        };
+        self.free_frame(&fr);
+        ret
+    }
+
+    /// Store a callee's return value into the destination of the caller's call instruction.
+    fn deliver(&mut self, ret: RetVal, callee: &GclFunction) -> Result<(), RunError> {
+        let prog = self.prog;
+        let Some(fr) = self.frames.last() else {
+            return Ok(());
+        };
+        let ins = &prog.functions[fr.func].instrs[fr.pc - 1];
+        self.line = ins.line.0;
+        let InstrKind::Call { dest: Some(d), .. } = &ins.kind else {
+            return Ok(());
+        };
+        match ret {
+            RetVal::Data(data) => self.store_data(d, data),
+            RetVal::Missing => self.ub(format!(
+                "the value of `{}` is used, but it reached its end without returning a value",
+                callee.name
+            )),
+            RetVal::Void => self.unsupported(format!(
+                "the result of void function `{}` is used",
+                callee.name
+            )),
+        }
+    }
+
+    fn store_data(&mut self, d: &Place, data: Data) -> Result<(), RunError> {
+        let pty = self.place_ty(d)?;
+        let a = self.place_addr(d, false)?;
+        match data {
+            Data::Scalar(v) => {
+                let v = self.convert(v, &pty)?;
+                self.store(a, &pty, v)
+            }
+            Data::Agg(b, i) => self.mem.write(a, &b, &i).map_err(|e| self.mem_err(e)),
+        }
+    }
+
+    fn call_instr(
+        &mut self,
+        dest: Option<&Place>,
+        callee: &Callee,
+        args: &[Expr],
+    ) -> Result<(), RunError> {
+        let name: String = match callee {
+            Callee::Direct(n) => n.clone(),
+            Callee::Indirect(e) => {
+                let v = self.eval(e)?;
+                match decode(as_addr(v)) {
+                    Ptr::Func(i) => match self.fn_names.get(i as usize) {
+                        Some(n) => n.clone(),
+                        None => return self.ub("call through an invalid function pointer"),
+                    },
+                    Ptr::Null => return self.ub("call through a null function pointer"),
+                    _ => {
+                        return self.ub("call through a pointer that does not point to a function")
+                    }
+                }
+            }
+        };
+        let mut argv = Vec::with_capacity(args.len());
+        for a in args {
+            argv.push(if is_aggregate(&a.ty) {
+                let (b, i) = self.eval_agg(a)?;
+                Data::Agg(b, i)
+            } else {
+                Data::Scalar(self.eval(a)?)
+            });
+        }
+        if let Some(&fi) = self.funcs.get(name.as_str()) {
+            let f = &self.prog.functions[fi].func;
+            if argv.len() < f.params.len() || (argv.len() > f.params.len() && !f.variadic) {
+                return self.ub(format!(
+                    "`{name}` called with {} arguments but takes {}",
+                    argv.len(),
+                    f.params.len()
+                ));
+            }
+            return self.push_frame(fi, argv);
+        }
+        let r = self.builtin(&name, &argv)?;
+        if let Some(d) = dest {
+            self.store_data(d, Data::Scalar(r.0))?;
+        }
+        Ok(())
+    }
+
+    /// Library functions executed natively when the program does not define them.
+    fn builtin(&mut self, name: &str, args: &[Data]) -> Result<(Value, CType), RunError> {
+        let vals: Vec<Value> = args
+            .iter()
+            .map(|a| match a {
+                Data::Scalar(v) => *v,
+                Data::Agg(..) => Value::Int(0),
+            })
+            .collect();
+        let int = |i: usize| match vals.get(i) {
+            Some(Value::Int(x)) => *x,
+            Some(Value::Float(x)) => *x as i128,
+            Some(Value::Double(x)) => *x as i128,
+            None => 0,
+        };
+        let want = |n: usize| -> Result<(), RunError> {
+            if vals.len() == n {
+                Ok(())
+            } else {
+                self.unsupported(format!(
+                    "`{name}` called with {} arguments, expected {n}",
+                    vals.len()
+                ))
+            }
+        };
+        let void_ptr = CType::Ptr(Box::new(CType::Void));
+        match name {
+            "abs" | "labs" | "llabs" => {
+                want(1)?;
+                let bits = if name == "abs" { 32 } else { 64 };
+                let x = norm(int(0), bits, true);
+                if x == -(1i128 << (bits - 1)) {
+                    return self.ub(format!("`{name}` of the most negative value overflows"));
+                }
+                let ty = if bits == 32 { CType::INT } else { CType::LONG };
+                Ok((Value::Int(x.abs()), ty))
+            }
+            "putchar" => {
+                want(1)?;
+                let c = int(0) as u8;
+                self.output.push(c);
+                Ok((Value::Int(i128::from(c)), CType::INT))
+            }
+            "__builtin_expect" => {
+                want(2)?;
+                Ok((Value::Int(norm(int(0), 64, true)), CType::LONG))
+            }
+            "memset" => {
+                want(3)?;
+                let (p, c, n) = (
+                    as_addr(vals[0]),
+                    int(1) as u8,
+                    norm(int(2), 64, false) as u64,
+                );
+                if n > 0 {
+                    self.mem
+                        .write(p, &vec![c; n as usize], &[true])
+                        .map_err(|e| self.mem_err(e))?;
+                }
+                Ok((vals[0], void_ptr))
+            }
+            "memcpy" | "memmove" => {
+                want(3)?;
+                let (d, s, n) = (
+                    as_addr(vals[0]),
+                    as_addr(vals[1]),
+                    norm(int(2), 64, false) as u64,
+                );
+                if n > 0 {
+                    let (b, i) = self
+                        .mem
+                        .read(s, n)
+                        .map(|(b, i)| (b.to_vec(), i.to_vec()))
+                        .map_err(|e| self.mem_err(e))?;
+                    self.mem.write(d, &b, &i).map_err(|e| self.mem_err(e))?;
+                }
+                Ok((vals[0], void_ptr))
+            }
+            "strlen" => {
+                want(1)?;
+                let s = as_addr(vals[0]);
+                let mut n = 0u64;
+                loop {
+                    let a = self
+                        .mem
+                        .ptr_add(s, i128::from(n))
+                        .map_err(|e| self.mem_err(e))?;
+                    if self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0] == 0 {
+                        break;
+                    }
+                    n += 1;
+                }
+                Ok((Value::Int(i128::from(n)), CType::ULONG))
+            }
+            "strcmp" => {
+                want(2)?;
+                let (s, t) = (as_addr(vals[0]), as_addr(vals[1]));
+                let mut k = 0i128;
+                loop {
+                    let a = self.mem.ptr_add(s, k).map_err(|e| self.mem_err(e))?;
+                    let b = self.mem.ptr_add(t, k).map_err(|e| self.mem_err(e))?;
+                    let x = self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0];
+                    let y = self.mem.read_init(b, 1).map_err(|e| self.mem_err(e))?[0];
+                    // glibc returns the difference of the first differing bytes (unsigned).
+                    if x != y || x == 0 {
+                        return Ok((Value::Int(i128::from(x) - i128::from(y)), CType::INT));
+                    }
+                    k += 1;
+                }
+            }
+            _ => self.unsupported(format!(
+                "call to external function `{name}` cannot be executed"
+            )),
+        }
+    }
+}
+
+/// Parse `args` as C literals of `func`'s parameter types, run it, and format the result
+/// (`"void"` for a void function). What `dizy run` and the tests use.
+pub fn run_literals(
+    prog: &GclProgram,
+    func: &str,
+    args: &[String],
+    budget: u64,
+) -> Result<(String, RunOutcome), RunError> {
+    let Some(gf) = prog.function(func) else {
+        return Err(RunError::BadArgs(format!("no function named `{func}`")));
+    };
+    let params = &gf.func.params;
+    if args.len() != params.len() {
+        return Err(RunError::BadArgs(format!(
+            "`{func}` takes {} argument{}, {} given",
+            params.len(),
+            if params.len() == 1 { "" } else { "s" },
+            args.len()
+        )));
+    }
+    let mut vals = Vec::with_capacity(args.len());
+    for (a, p) in args.iter().zip(params) {
+        let info = gf.func.var(*p);
+        vals.push(
+            parse_arg(a, &info.ty)
+                .map_err(|e| RunError::BadArgs(format!("parameter `{}`: {e}", info.name)))?,
+        );
+    }
+    let out = Interp::new(prog).with_budget(budget).call(func, &vals)?;
+    let text = match &out.ret {
+        Some(v) => format_value(v, &out.ret_ty),
+        None => "void".into(),
+    };
+    Ok((text, out))
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+pub(crate) mod testutil;

@@ -1,0 +1,464 @@
+//! Typed intermediate representation shared by every stage after parsing.
+//!
+//! Takes nothing: it only defines data. The frontend produces a [`Program`] whose functions carry a
+//! *structured* body ([`Stmt`] trees whose expressions are side-effect free and fully typed); the
+//! `gcl` stage flattens that body into guarded instructions ([`crate::gcl`]); the interpreter,
+//! the correlator and the analysis all read these types. Indices are newtypes (`VarId`,
+//! `GuardId`, `Label`, `StructId`, `GlobalId`, `StrId`) into per-function or per-program tables,
+//! in the style of an entity-indexed compiler IR.
+
+use std::fmt;
+
+macro_rules! entity {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+            pub fn new(i: usize) -> Self {
+                $name(i as u32)
+            }
+        }
+    };
+}
+
+entity!(
+    /// A variable of one function (parameters, locals, temporaries, `retval`, referenced globals).
+    VarId
+);
+entity!(
+    /// A boolean guard variable of the GCL form (branch conditions and control flags).
+    GuardId
+);
+entity!(
+    /// A jump target in the GCL form.
+    Label
+);
+entity!(
+    /// A struct or union definition in [`Program::structs`].
+    StructId
+);
+entity!(
+    /// A global variable in [`Program::globals`].
+    GlobalId
+);
+entity!(
+    /// A string literal in [`Program::strings`].
+    StrId
+);
+
+/// C types under the x86-64 LP64 model (plain `char` is signed, `long` is 64 bits).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CType {
+    Void,
+    /// `_Bool`: values 0 and 1, one byte.
+    Bool,
+    /// Every other integer type, enums included, by width and signedness.
+    Int {
+        bits: u8,
+        signed: bool,
+    },
+    Float,
+    Double,
+    Ptr(Box<CType>),
+    /// Element type and length (`None` for an incomplete array such as an `extern int a[]`).
+    Array(Box<CType>, Option<u64>),
+    Struct(StructId),
+    Func(Box<FuncType>),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FuncType {
+    pub ret: CType,
+    pub params: Vec<CType>,
+    pub variadic: bool,
+}
+
+impl CType {
+    pub const INT: CType = CType::Int {
+        bits: 32,
+        signed: true,
+    };
+    pub const UINT: CType = CType::Int {
+        bits: 32,
+        signed: false,
+    };
+    pub const LONG: CType = CType::Int {
+        bits: 64,
+        signed: true,
+    };
+    pub const ULONG: CType = CType::Int {
+        bits: 64,
+        signed: false,
+    };
+    pub const CHAR: CType = CType::Int {
+        bits: 8,
+        signed: true,
+    };
+    pub const UCHAR: CType = CType::Int {
+        bits: 8,
+        signed: false,
+    };
+
+    pub fn is_integer(&self) -> bool {
+        matches!(self, CType::Bool | CType::Int { .. })
+    }
+    pub fn is_float(&self) -> bool {
+        matches!(self, CType::Float | CType::Double)
+    }
+    pub fn is_arith(&self) -> bool {
+        self.is_integer() || self.is_float()
+    }
+    pub fn is_pointer(&self) -> bool {
+        matches!(self, CType::Ptr(_))
+    }
+    pub fn is_scalar(&self) -> bool {
+        self.is_arith() || self.is_pointer()
+    }
+    /// Width in bits and signedness of an integer type (`_Bool` is 1-bit unsigned in value, 8 in
+    /// storage; this returns 8 for storage questions use [`Program::size_of`]).
+    pub fn int_info(&self) -> Option<(u8, bool)> {
+        match self {
+            CType::Bool => Some((1, false)),
+            CType::Int { bits, signed } => Some((*bits, *signed)),
+            CType::Ptr(_) => Some((64, false)),
+            _ => None,
+        }
+    }
+    pub fn pointee(&self) -> Option<&CType> {
+        match self {
+            CType::Ptr(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Layout of a struct or union (offsets computed by the frontend with the System V rules).
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    pub name: String,
+    pub is_union: bool,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+    /// False for a declared but never defined struct (`struct s;`).
+    pub complete: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: CType,
+    pub offset: u64,
+}
+
+/// A source position: line in the original (unpreprocessed) file the construct came from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Line(pub u32);
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A typed, side-effect-free expression.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: CType,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum ExprKind {
+    /// Integer constant, already converted to `ty` (value in range of `ty`).
+    Int(i128),
+    /// Floating constant of type `Float` or `Double` (for `Float` the value is exactly an f32).
+    Float(f64),
+    /// The value of a scalar variable (never an array or struct; those are read through places).
+    Var(VarId),
+    /// The value (0 or 1, type int) of a guard. Only the GCL stage creates these.
+    Guard(GuardId),
+    /// Read of a memory place other than a plain variable: `a[i]`, `*p`, `s.f`, `p->f`.
+    Load(Box<Place>),
+    /// Address of a place (`&x`, and array-to-pointer decay as the address of element 0).
+    AddrOf(Box<Place>),
+    /// Address of a string literal's first byte.
+    Str(StrId),
+    /// Address of a global's first byte (used in global initializers, where there are no VarIds).
+    GlobalAddr(GlobalId),
+    /// Address of a function (`f` used as a value).
+    FuncAddr(String),
+    Unary(UnOp, Box<Expr>),
+    /// Operands are already converted to the operation type (usual arithmetic conversions are
+    /// explicit casts). For comparisons `ty` is `int`. For `Add`/`Sub` with a pointer operand the
+    /// integer operand counts elements of the pointee type (C pointer arithmetic); `PtrDiff` yields
+    /// elements as `long`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `&&` and `||` with C short-circuit evaluation; result is int 0 or 1.
+    Logic(LogicOp, Box<Expr>, Box<Expr>),
+    /// Conversion to `ty` with C semantics (integer truncation/extension, float<->int, to `_Bool`).
+    Cast(Box<Expr>),
+    /// A value the frontend cannot model; the reason says what was abstracted. Reading it in the
+    /// interpreter is an error, in the analysis it is an unknown value.
+    Opaque(String),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum UnOp {
+    Neg,
+    BitNot,
+    /// `!e`: int 1 when `e` is zero, else 0.
+    LogNot,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Pointer minus pointer, in elements.
+    PtrDiff,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum LogicOp {
+    And,
+    Or,
+}
+
+/// A memory location that can be read or assigned.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Place {
+    Var(VarId),
+    /// `*e`, with the pointed-to type.
+    Deref(Expr, CType),
+    /// `base[index]` where `base` is an array-typed place; element type given.
+    Index(Box<Place>, Expr, CType),
+    /// Field `n` of a struct/union-typed place.
+    Field(Box<Place>, StructId, u32, CType),
+}
+
+/// Who is called.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Callee {
+    Direct(String),
+    Indirect(Expr),
+}
+
+/// A structured, typed statement: the frontend's output. Conditions are side-effect free; any
+/// side effect they had is an explicit statement before them.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub line: Line,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum StmtKind {
+    Assign(Place, Expr),
+    /// The place becomes indeterminate (a declaration without initializer).
+    Havoc(Place),
+    /// Set every byte of an aggregate place to zero (start of a braced initializer).
+    ZeroFill(Place),
+    Call {
+        dest: Option<Place>,
+        callee: Callee,
+        args: Vec<Expr>,
+    },
+    If {
+        cond: Expr,
+        then_: Vec<Stmt>,
+        else_: Vec<Stmt>,
+    },
+    /// `while`, `for` and `do`: `pre` computes side effects of the condition before each test,
+    /// `step` runs after the body and after `continue` (the `for` increment).
+    Loop {
+        kind: LoopKind,
+        pre: Vec<Stmt>,
+        cond: Expr,
+        body: Vec<Stmt>,
+        step: Vec<Stmt>,
+    },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+    /// `switch`; case labels may appear only directly in the switch body (not nested deeper).
+    Switch {
+        value: Expr,
+        body: Vec<SwitchItem>,
+    },
+    Goto(String),
+    Label(String),
+    Block(Vec<Stmt>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LoopKind {
+    /// Test before each iteration (`while`, `for`).
+    While,
+    /// Test after each iteration (`do … while`).
+    DoWhile,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum SwitchItem {
+    /// `case lo ... hi:` (a plain `case v:` has lo == hi); values converted to the switch type.
+    Case(i128, i128),
+    Default,
+    Stmt(Stmt),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum VarKind {
+    Param,
+    Local,
+    /// Introduced by lowering for a side effect or call result.
+    Temp,
+    /// The function's return value.
+    Retval,
+    /// A global (or static local) referenced by the function.
+    Global(GlobalId),
+}
+
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    /// Unique within the function; shadowing locals get a `#n` suffix.
+    pub name: String,
+    pub ty: CType,
+    pub kind: VarKind,
+    /// Whether `&v` appears (or `v` is an array, which decays to its address).
+    pub addr_taken: bool,
+    pub line: Line,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    pub ty: CType,
+    /// Byte offset, type and value of each explicitly initialized scalar; everything else is zero.
+    pub init: Vec<(u64, CType, Expr)>,
+    pub is_static: bool,
+    /// `extern` declarations without definition: no storage known in this file.
+    pub is_extern: bool,
+    pub line: Line,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub ret: CType,
+    pub params: Vec<VarId>,
+    pub variadic: bool,
+    pub vars: Vec<VarInfo>,
+    pub body: Vec<Stmt>,
+    pub line: Line,
+    pub end_line: Line,
+    pub is_static: bool,
+}
+
+impl Function {
+    pub fn var(&self, v: VarId) -> &VarInfo {
+        &self.vars[v.index()]
+    }
+    pub fn find_var(&self, name: &str) -> Option<VarId> {
+        self.vars
+            .iter()
+            .position(|v| v.name == name)
+            .map(VarId::new)
+    }
+    /// The C type of a place.
+    pub fn place_ty(&self, p: &Place) -> CType {
+        match p {
+            Place::Var(v) => self.var(*v).ty.clone(),
+            Place::Deref(_, t) | Place::Index(_, _, t) | Place::Field(_, _, _, t) => t.clone(),
+        }
+    }
+}
+
+/// A translation unit after the frontend.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// The file as the user named it.
+    pub file: String,
+    pub structs: Vec<StructDef>,
+    pub globals: Vec<GlobalVar>,
+    pub functions: Vec<Function>,
+    pub strings: Vec<Vec<u8>>,
+    /// Declared (prototype only) functions: name and type.
+    pub externs: Vec<(String, FuncType)>,
+    /// Assumptions and abstractions the frontend made, for the report.
+    pub notes: Vec<String>,
+    /// Functions defined in the file that the frontend could not lower, with the reason.
+    pub rejected: Vec<(String, crate::diag::Error)>,
+}
+
+impl Program {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+    pub fn global(&self, g: GlobalId) -> &GlobalVar {
+        &self.globals[g.index()]
+    }
+
+    /// Size in bytes (LP64). Incomplete types and functions have size 1 (as GCC does for `void`).
+    pub fn size_of(&self, t: &CType) -> u64 {
+        match t {
+            CType::Void | CType::Func(_) => 1,
+            CType::Bool => 1,
+            CType::Int { bits, .. } => u64::from(*bits) / 8,
+            CType::Float => 4,
+            CType::Double => 8,
+            CType::Ptr(_) => 8,
+            CType::Array(e, n) => self.size_of(e) * n.unwrap_or(0),
+            CType::Struct(s) => self.structs[s.index()].size,
+        }
+    }
+
+    pub fn align_of(&self, t: &CType) -> u64 {
+        match t {
+            CType::Array(e, _) => self.align_of(e),
+            CType::Struct(s) => self.structs[s.index()].align.max(1),
+            other => self.size_of(other).max(1),
+        }
+    }
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, ty: CType) -> Expr {
+        Expr { kind, ty }
+    }
+    pub fn int(v: i128, ty: CType) -> Expr {
+        Expr::new(ExprKind::Int(v), ty)
+    }
+    pub fn var(v: VarId, ty: CType) -> Expr {
+        Expr::new(ExprKind::Var(v), ty)
+    }
+}
+
+impl Place {
+    /// The root variable of a place built from variables, fields and indices (not through pointers).
+    pub fn root_var(&self) -> Option<VarId> {
+        match self {
+            Place::Var(v) => Some(*v),
+            Place::Deref(..) => None,
+            Place::Index(b, ..) | Place::Field(b, ..) => b.root_var(),
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The `dizy` command line: a thin layer over the library (argument parsing, exit codes).
+//!
+//! Exit status follows diff(1): 0 equivalent/unchanged (or success for `gcl`/`run`), 1 different,
+//! 2 trouble — bad input, unsupported construct, undefined behaviour in `run`, exhausted budget.
+//! Every command runs on a thread with a large stack so deeply nested input cannot overflow it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use dizy::frontend;
+
+#[derive(Parser)]
+#[command(name = "dizy", version, about = "Semantic differencing of C functions")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Args, Clone)]
+struct CppArgs {
+    /// Preprocessor command (`-E` is added)
+    #[arg(long, default_value = "cc")]
+    cpp: String,
+    /// Add an include directory
+    #[arg(short = 'I', value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Define a macro (NAME or NAME=VALUE)
+    #[arg(short = 'D', value_name = "MACRO[=V]")]
+    define: Vec<String>,
+}
+
+impl CppArgs {
+    fn options(&self) -> frontend::Options {
+        frontend::Options {
+            cpp: self.cpp.clone(),
+            include_dirs: self.include.clone(),
+            defines: self.define.clone(),
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print the guarded-command form (GCL) of the functions in FILE
+    Gcl {
+        file: PathBuf,
+        /// Only this function (repeatable)
+        #[arg(long = "function", short = 'f')]
+        functions: Vec<String>,
+        #[command(flatten)]
+        cpp: CppArgs,
+    },
+    /// Execute a function with the concrete interpreter and print its return value
+    Run {
+        file: PathBuf,
+        #[arg(long = "function", short = 'f')]
+        function: String,
+        /// Step budget (executed GCL instructions) before giving up
+        #[arg(long, default_value_t = 10_000_000)]
+        max_steps: u64,
+        #[command(flatten)]
+        cpp: CppArgs,
+        /// Arguments as C literals (`-5`, `0x1f`, `2.5`, `'a'`); a leading `--` is optional
+        #[arg(allow_hyphen_values = true, trailing_var_arg = true)]
+        args: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || run(cli));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("dizy: internal error (please report)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    match cli.cmd {
+        Cmd::Gcl {
+            file,
+            functions,
+            cpp,
+        } => {
+            let prog = match dizy::load_gcl(&file, &cpp.options()) {
+                Ok(p) => p,
+                Err(e) => return fail(&e.to_string()),
+            };
+            if prog.functions.is_empty() && prog.program.rejected.is_empty() {
+                return fail(&format!(
+                    "{}: no function definitions in this file",
+                    file.display()
+                ));
+            }
+            let mut out = String::new();
+            let mut status = ExitCode::SUCCESS;
+            for name in &functions {
+                if prog.function(name).is_none() {
+                    if let Some((_, e)) = prog.program.rejected.iter().find(|(n, _)| n == name) {
+                        return fail(&e.to_string());
+                    }
+                    return fail(&format!(
+                        "{}: no function `{name}` defined in this file",
+                        file.display()
+                    ));
+                }
+            }
+            for f in &prog.functions {
+                if functions.is_empty() || functions.contains(&f.name) {
+                    dizy::gcl::print_function(&mut out, f, &prog.program);
+                    out.push('\n');
+                }
+            }
+            if functions.is_empty() {
+                for (_, e) in &prog.program.rejected {
+                    eprintln!("dizy: {e}");
+                    status = ExitCode::from(2);
+                }
+            }
+            print!("{out}");
+            status
+        }
+        Cmd::Run {
+            file,
+            function,
+            max_steps,
+            cpp,
+            args,
+        } => {
+            let prog = match dizy::load_gcl(&file, &cpp.options()) {
+                Ok(p) => p,
+                Err(e) => return fail(&e.to_string()),
+            };
+            if prog.function(&function).is_none() {
+                if let Some((_, e)) = prog.program.rejected.iter().find(|(n, _)| *n == function) {
+                    return fail(&e.to_string());
+                }
+                return fail(&format!(
+                    "{}: no function `{function}` defined in this file",
+                    file.display()
+                ));
+            }
+            let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
+            match dizy::interp::run_literals(&prog, &function, &args, max_steps) {
+                Ok((value, _)) => {
+                    println!("{value}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&format!("{}: {e}", file.display())),
+            }
+        }
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("dizy: {msg}");
+    ExitCode::from(2)
+}
