@@ -5,6 +5,7 @@
 //! `interp` (concrete execution with exact C semantics). Later stages (correlate, analysis, delta,
 //! witness, report) build on these. The `dizy` binary is a thin CLI over this library.
 
+pub mod correlate;
 pub mod diag;
 pub mod frontend;
 pub mod gcl;

@@ -52,6 +52,27 @@ enum Cmd {
         #[command(flatten)]
         cpp: CppArgs,
     },
+    /// Build and print the correlating program OLD ⋈ NEW of a function, or run it
+    Correlate {
+        old: PathBuf,
+        new: PathBuf,
+        #[arg(long = "function", short = 'f')]
+        function: String,
+        /// Corresponding variables with different names (repeatable)
+        #[arg(long = "map", value_name = "OLD=NEW")]
+        map: Vec<String>,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Step budget for --run
+        #[arg(long, default_value_t = 10_000_000)]
+        max_steps: u64,
+        #[command(flatten)]
+        cpp: CppArgs,
+        /// Execute the correlating program on these arguments and print `old: V` and `new: V`
+        #[arg(long, num_args = 0.., allow_hyphen_values = true, value_name = "ARG")]
+        run: Option<Vec<String>>,
+    },
     /// Execute a function with the concrete interpreter and print its return value
     Run {
         file: PathBuf,
@@ -66,6 +87,12 @@ enum Cmd {
         #[arg(allow_hyphen_values = true, trailing_var_arg = true)]
         args: Vec<String>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -126,6 +153,54 @@ fn run(cli: Cli) -> ExitCode {
             }
             print!("{out}");
             status
+        }
+        Cmd::Correlate {
+            old,
+            new,
+            function,
+            map,
+            format,
+            max_steps,
+            cpp,
+            run,
+        } => {
+            let opts = cpp.options();
+            let (po, pn) = match (dizy::load_gcl(&old, &opts), dizy::load_gcl(&new, &opts)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
+            };
+            let mut copts = dizy::correlate::Options::default();
+            for m in &map {
+                match m.split_once('=') {
+                    Some((a, b)) if !a.is_empty() && !b.is_empty() => {
+                        copts.map.push((a.to_string(), b.to_string()))
+                    }
+                    _ => return fail(&format!("--map expects OLD=NEW, got `{m}`")),
+                }
+            }
+            let c = match dizy::correlate::correlate(&po, &pn, &function, &copts) {
+                Ok(c) => c,
+                Err(e) => return fail(&e.to_string()),
+            };
+            if let Some(args) = run {
+                let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
+                return match dizy::correlate::run(&c, &args, max_steps) {
+                    Ok((o, n)) => {
+                        println!("old: {o}");
+                        println!("new: {n}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(&e.to_string()),
+                };
+            }
+            match format {
+                Format::Text => print!("{}", dizy::correlate::print_correlated(&c)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&dizy::correlate::to_json(&c)).unwrap_or_default()
+                ),
+            }
+            ExitCode::SUCCESS
         }
         Cmd::Run {
             file,

@@ -284,13 +284,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn place_ty(&self, p: &Place) -> CType {
-        match p {
-            Place::Var(v) => self.var_ty(*v),
-            Place::Deref(_, t) | Place::Index(_, _, t) | Place::Field(_, _, _, t) => t.clone(),
-        }
-    }
-
     // ---------------------------------------------------------------- file scope
 
     fn fn_name(&mut self, fd: &Node<FunctionDefinition>) -> Option<String> {
@@ -502,7 +495,7 @@ impl<'a> Ctx<'a> {
     /// Type of an expression without keeping its side effects (`sizeof e`, `typeof(e)`).
     pub fn type_of_expr(&mut self, e: &Node<Expression>) -> Res<CType> {
         if self.f.is_none() {
-            return Ok(self.const_expr_val(e)?);
+            return self.const_expr_val(e);
         }
         let saved_vars = self.f.as_ref().map(|f| (f.vars.len(), f.temps.clone()));
         let (v, _) = self.buffered(|cx| cx.expr(e))?;
@@ -1240,10 +1233,10 @@ impl<'a> Ctx<'a> {
 
     fn rvalue(&mut self, e: &Node<Expression>) -> Res<Expr> {
         let v = self.expr(e)?;
-        self.to_rvalue(v, e.span.start)
+        self.rvalue_of(v, e.span.start)
     }
 
-    fn to_rvalue(&mut self, v: Val, offset: usize) -> Res<Expr> {
+    fn rvalue_of(&mut self, v: Val, offset: usize) -> Res<Expr> {
         match v {
             Val::R(x) => Ok(x),
             Val::Void => Err(self.err(offset, "void value used in an expression")),
@@ -1364,10 +1357,8 @@ impl<'a> Ctx<'a> {
             }
             _ => {}
         }
-        match self.expr(e)? {
-            // A plain read may still fault (e.g. `*p;`) but has no effect we model.
-            _ => Ok(()),
-        }
+        // A plain read (`x;`, `*p;`) has no effect we model.
+        self.expr(e).map(|_| ())
     }
 
     fn expr(&mut self, e: &Node<Expression>) -> Res<Val> {
@@ -1436,7 +1427,7 @@ impl<'a> Ctx<'a> {
                 let v = self.expr(&list[n - 1])?;
                 // The value of a comma expression is not an lvalue.
                 match v {
-                    Val::L(..) => Ok(Val::R(self.to_rvalue(v, off)?)),
+                    Val::L(..) => Ok(Val::R(self.rvalue_of(v, off)?)),
                     v => Ok(v),
                 }
             }
@@ -1693,10 +1684,7 @@ impl<'a> Ctx<'a> {
         if self.f.is_none() {
             return Err(self.err(off, "function call in a constant expression"));
         }
-        if !ft.variadic
-            && !(ft.params.is_empty() && c.node.arguments.is_empty())
-            && ft.params.len() != c.node.arguments.len()
-        {
+        if !ft.variadic && ft.params.len() != c.node.arguments.len() {
             return Err(self.err(
                 off,
                 format!(
@@ -1824,7 +1812,7 @@ impl<'a> Ctx<'a> {
     fn incdec(&mut self, operand: &Node<Expression>, inc: bool, post: bool) -> Res<Val> {
         let off = operand.span.start;
         let (place, ty) = self.lvalue(operand)?;
-        let old = self.to_rvalue(Val::L(place.clone(), ty.clone()), off)?;
+        let old = self.rvalue_of(Val::L(place.clone(), ty.clone()), off)?;
         let saved = if post && self.f.is_some() {
             let hint = match &place {
                 Place::Var(v) => self
@@ -1893,7 +1881,7 @@ impl<'a> Ctx<'a> {
                     (Val::L(_, t), _) if t.is_integer() => (idx_val, base),
                     _ => (base, idx_val),
                 };
-                let idx = self.to_rvalue(idx_val, off)?;
+                let idx = self.rvalue_of(idx_val, off)?;
                 if !idx.ty.is_integer() {
                     return Err(self.err(off, "array index is not an integer"));
                 }
@@ -1904,7 +1892,7 @@ impl<'a> Ctx<'a> {
                         Ok(Val::L(Place::Index(Box::new(p), idx, e.clone()), e))
                     }
                     other => {
-                        let ptr = self.to_rvalue(other, off)?;
+                        let ptr = self.rvalue_of(other, off)?;
                         let CType::Ptr(elem) = ptr.ty.clone() else {
                             return Err(
                                 self.err(off, "subscripted value is not an array or pointer")
@@ -1984,7 +1972,7 @@ impl<'a> Ctx<'a> {
                 ) =>
             {
                 let (place, ty) = self.lvalue(&b.node.lhs)?;
-                let old = self.to_rvalue(Val::L(place.clone(), ty.clone()), off)?;
+                let old = self.rvalue_of(Val::L(place.clone(), ty.clone()), off)?;
                 let rhs = self.rvalue(&b.node.rhs)?;
                 let bop = arith_op(o).expect("compound operator");
                 let v = self.arith(bop, old, rhs, off)?;
@@ -2087,11 +2075,8 @@ impl<'a> Ctx<'a> {
             });
             return Ok(Val::Void);
         }
-        let a = {
-            let ((), _) = ((), ());
-            self.to_rvalue_in(a, off)?
-        };
-        let b = self.to_rvalue_in(b, off)?;
+        let a = self.rvalue_of(a, off)?;
+        let b = self.rvalue_of(b, off)?;
         let ty = if a.ty.is_arith() && b.ty.is_arith() {
             usual(&a.ty, &b.ty)
         } else if a.ty.is_pointer() {
@@ -2132,11 +2117,6 @@ impl<'a> Ctx<'a> {
         Ok(Val::R(Expr::var(t, ty)))
     }
 
-    /// Like [`to_rvalue`] for a value computed inside a buffered arm (no statements to emit).
-    fn to_rvalue_in(&mut self, v: Val, off: usize) -> Res<Expr> {
-        self.to_rvalue(v, off)
-    }
-
     fn convert_checked(&mut self, x: Expr, to: &CType, off: usize) -> Res<Expr> {
         let ok = match (to, &x.ty) {
             (t, f) if t == f => true,
@@ -2159,10 +2139,11 @@ impl<'a> Ctx<'a> {
             return x;
         }
         match (&x.kind, to) {
-            (ExprKind::Int(v), t) if t.is_integer() || t.is_pointer() => {
-                if x.ty.is_integer() || x.ty.is_pointer() {
-                    return Expr::int(normalize(*v, t), t.clone());
-                }
+            (ExprKind::Int(v), t)
+                if (t.is_integer() || t.is_pointer())
+                    && (x.ty.is_integer() || x.ty.is_pointer()) =>
+            {
+                return Expr::int(normalize(*v, t), t.clone());
             }
             (ExprKind::Int(v), CType::Double) if x.ty.is_integer() => {
                 return Expr::new(ExprKind::Float(*v as f64), CType::Double);

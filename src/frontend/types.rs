@@ -42,7 +42,7 @@ impl Ctx<'_> {
     }
 
     /// Resolve the base type named by a list of type specifiers.
-    pub fn base_type(&mut self, specs: SpecList<'_>, offset: usize) -> Result<CType> {
+    pub fn base_type(&mut self, specs: SpecList<'_>, _offset: usize) -> Result<CType> {
         let list: Vec<&Node<TypeSpecifier>> = match specs {
             SpecList::Decl(s) => s
                 .iter()
@@ -226,11 +226,13 @@ impl Ctx<'_> {
             };
             out.push(adjust_param(ty));
         }
-        // `f(void)` means no parameters.
+        // `f(void)` means no parameters; `f()` leaves them unspecified (callable with any).
         if out.len() == 1 && out[0] == CType::Void {
             out.clear();
+            return Ok((out, f.ellipsis == Ellipsis::Some));
         }
-        Ok((out, f.ellipsis == Ellipsis::Some))
+        let unprototyped = f.parameters.is_empty();
+        Ok((out, f.ellipsis == Ellipsis::Some || unprototyped))
     }
 
     pub fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {

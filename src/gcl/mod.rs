@@ -14,7 +14,7 @@ mod flatten;
 mod print;
 
 pub use flatten::flatten_function;
-pub use print::print_function;
+pub use print::{guard_text, instr_text, print_function};
 
 use crate::ir::{Callee, Expr, Function, GuardId, Label, Line, Place, Program, VarId};
 

@@ -280,6 +280,14 @@ impl Printer<'_> {
         }
     }
 
+    /// An array index: constant indices without their type suffix (`a[0]`, not `a[0L]`).
+    fn index(&self, i: &Expr) -> String {
+        match i.kind {
+            ExprKind::Int(v) => v.to_string(),
+            _ => self.expr(i, 0),
+        }
+    }
+
     fn place(&self, p: &Place, min: u8) -> String {
         let (s, prec) = self.place_prec(p);
         if prec < min {
@@ -295,13 +303,13 @@ impl Printer<'_> {
             Place::Deref(e, _) => match &e.kind {
                 // `*(p + i)` reads better as `p[i]`.
                 ExprKind::Binary(BinOp::Add, a, i) if a.ty.is_pointer() => (
-                    format!("{}[{}]", self.expr(a, P_POSTFIX), self.expr(i, 0)),
+                    format!("{}[{}]", self.expr(a, P_POSTFIX), self.index(i)),
                     P_POSTFIX,
                 ),
                 _ => (format!("*{}", self.expr(e, P_UNARY)), P_UNARY),
             },
             Place::Index(b, i, _) => (
-                format!("{}[{}]", self.place(b, P_POSTFIX), self.expr(i, 0)),
+                format!("{}[{}]", self.place(b, P_POSTFIX), self.index(i)),
                 P_POSTFIX,
             ),
             Place::Field(b, sid, idx, _) => {
@@ -398,4 +406,14 @@ impl Printer<'_> {
             CType::Ptr(_) | CType::Array(..) | CType::Func(_) => self.decl(t, ""),
         }
     }
+}
+
+/// Text of one instruction (without guard or line), as `dizy gcl` shows it.
+pub fn instr_text(f: &GclFunction, prog: &Program, kind: &InstrKind) -> String {
+    Printer { f, prog }.instr(kind)
+}
+
+/// Text of a guard conjunction (`[g1 && !ret]`, empty when always true).
+pub fn guard_text(f: &GclFunction, prog: &Program, g: &Guard) -> String {
+    Printer { f, prog }.guard(g)
 }

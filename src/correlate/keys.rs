@@ -1,0 +1,131 @@
+//! Normalized instruction keys: what the syntactic diff compares.
+//!
+//! Takes a GCL function; gives, per instruction, a string in which variables appear by name
+//! (shadowing suffixes kept, tags absent) and guards by what defines them (their first
+//! condition), so `[g1] sgn := -1` in one version and `[g2] sgn := -1` in the other compare equal
+//! when both guards test `x < 0`. Only alignment depends on keys, never semantics.
+
+use std::fmt::Write;
+
+use crate::gcl::{GclFunction, GuardKind, InstrKind, Lit};
+use crate::ir::{Callee, Expr, ExprKind, GuardId, Place};
+
+pub struct Keys<'a> {
+    f: &'a GclFunction,
+    guard_keys: Vec<String>,
+}
+
+impl<'a> Keys<'a> {
+    pub fn new(f: &'a GclFunction) -> Keys<'a> {
+        let mut me = Keys {
+            f,
+            guard_keys: vec![String::new(); f.guards.len()],
+        };
+        // A flag is identified by its kind; a condition guard by its first defining condition.
+        for (i, g) in f.guards.iter().enumerate() {
+            me.guard_keys[i] = match g.kind {
+                GuardKind::Return => "ret".into(),
+                GuardKind::Break => "brk".into(),
+                GuardKind::Continue => "cont".into(),
+                GuardKind::Cond => String::new(),
+            };
+        }
+        for ins in &f.instrs {
+            if let InstrKind::SetGuard(g, e) = &ins.kind {
+                if me.guard_keys[g.index()].is_empty() {
+                    let k = format!("({})", me.expr(e));
+                    me.guard_keys[g.index()] = k;
+                }
+            }
+        }
+        me
+    }
+
+    pub fn instr(&self, i: usize) -> String {
+        let ins = &self.f.instrs[i];
+        let mut s = String::new();
+        s.push('[');
+        let mut lits: Vec<&Lit> = ins.guard.0.iter().collect();
+        lits.sort_by_key(|l| (self.guard_key(l.guard), l.positive));
+        for l in lits {
+            if !l.positive {
+                s.push('!');
+            }
+            s.push_str(&self.guard_key(l.guard));
+            s.push(',');
+        }
+        s.push(']');
+        match &ins.kind {
+            InstrKind::SetGuard(g, e) => {
+                let _ = write!(s, "{} := {}", self.guard_key(*g), self.expr(e));
+            }
+            InstrKind::Assign(p, e) => {
+                let _ = write!(s, "{} := {}", self.place(p), self.expr(e));
+            }
+            InstrKind::Havoc(p) => {
+                let _ = write!(s, "havoc {}", self.place(p));
+            }
+            InstrKind::ZeroFill(p) => {
+                let _ = write!(s, "zero {}", self.place(p));
+            }
+            InstrKind::Call { dest, callee, args } => {
+                if let Some(d) = dest {
+                    let _ = write!(s, "{} := ", self.place(d));
+                }
+                match callee {
+                    Callee::Direct(n) => s.push_str(n),
+                    Callee::Indirect(e) => s.push_str(&self.expr(e)),
+                }
+                s.push('(');
+                for a in args {
+                    s.push_str(&self.expr(a));
+                    s.push(',');
+                }
+                s.push(')');
+            }
+            InstrKind::Goto(_) => s.push_str("goto"),
+        }
+        s
+    }
+
+    fn guard_key(&self, g: GuardId) -> String {
+        self.guard_keys.get(g.index()).cloned().unwrap_or_default()
+    }
+
+    fn var(&self, v: crate::ir::VarId) -> String {
+        self.f
+            .func
+            .vars
+            .get(v.index())
+            .map(|x| x.name.clone())
+            .unwrap_or_default()
+    }
+
+    fn place(&self, p: &Place) -> String {
+        match p {
+            Place::Var(v) => self.var(*v),
+            Place::Deref(e, _) => format!("*({})", self.expr(e)),
+            Place::Index(b, i, _) => format!("{}[{}]", self.place(b), self.expr(i)),
+            Place::Field(b, _, k, _) => format!("{}.#{k}", self.place(b)),
+        }
+    }
+
+    pub fn expr(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Float(f) => format!("{f:?}"),
+            ExprKind::Var(v) => self.var(*v),
+            ExprKind::Guard(g) => self.guard_key(*g),
+            ExprKind::Load(p) => self.place(p),
+            ExprKind::AddrOf(p) => format!("&{}", self.place(p)),
+            ExprKind::Str(s) => format!("str{}", s.0),
+            ExprKind::GlobalAddr(g) => format!("&global{}", g.0),
+            ExprKind::FuncAddr(n) => format!("&{n}"),
+            ExprKind::Unary(op, x) => format!("{op:?}({})", self.expr(x)),
+            ExprKind::Binary(op, a, b) => format!("{op:?}({},{})", self.expr(a), self.expr(b)),
+            ExprKind::Logic(op, a, b) => format!("{op:?}({},{})", self.expr(a), self.expr(b)),
+            ExprKind::Cast(x) => format!("cast<{:?}>({})", e.ty, self.expr(x)),
+            ExprKind::Opaque(r) => format!("opaque({r})"),
+        }
+    }
+}

@@ -1,0 +1,983 @@
+//! The correlating program P ⋈ P' (DIZY Algorithm 1).
+//!
+//! Takes the GCL forms of an old and a new version of a program and a function name; gives one
+//! GCL function that runs both versions side by side, inside a merged program in which the new
+//! version's variables, guards, globals and helper functions carry a `'` tag:
+//!
+//! * inputs start equal: the new version's parameters are copies of the old ones (by position,
+//!   or `--map old=new`), and an untouched copy `x₀` of every input is kept for reports;
+//! * the two instruction lists are aligned by a diff over normalized instructions ([`keys`]);
+//!   matched instructions sit next to each other, unmatched ones are placed in order (the old
+//!   version's first in each gap), and a *converge point* follows every matched pair;
+//! * matched loops run in lockstep: each version keeps an "active" guard, its instructions run
+//!   only while it is active, and the shared back edge repeats while either is, so each body runs
+//!   exactly as often as in its own program. Unmatched loops, and code with forward jumps, are
+//!   kept whole ([`structure`]);
+//! * *diff points* mark where output is produced: after each matched `return`, before each
+//!   matched call to an output function, and at the exit.
+//!
+//! Invariant (tested against the C compiler): running the product on an input gives the old
+//! program's results in untagged variables and the new program's in tagged ones. The analysis
+//! consumes [`Correlated`]; `dizy correlate` prints it.
+
+mod keys;
+mod print;
+mod remap;
+mod structure;
+
+pub use print::{print_correlated, to_json};
+
+use std::collections::HashMap;
+
+use crate::diag::{Error, Result};
+use crate::gcl::{GclFunction, GclProgram, Guard, GuardInfo, GuardKind, Instr, InstrKind, Lit};
+use crate::interp::{self, RunError};
+use crate::ir::{
+    CType, Callee, Expr, ExprKind, GuardId, Label, Line, LogicOp, Place, UnOp, VarId, VarInfo,
+    VarKind,
+};
+use remap::Remap;
+use structure::Item;
+
+/// Functions whose calls produce output (diff points are placed before matched calls to them).
+pub const OUTPUT_FUNCTIONS: &[&str] = &[
+    "printf", "fprintf", "puts", "fputs", "putchar", "putc", "fputc", "fwrite", "write", "dprintf",
+];
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Renamed variables: `(old name, new name)`.
+    pub map: Vec<(String, String)>,
+    pub output_functions: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            map: vec![],
+            output_functions: OUTPUT_FUNCTIONS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// Which version an instruction of the product comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Side {
+    Old,
+    New,
+    /// Added by the correlation (input copies, lockstep loop control).
+    Glue,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Origin {
+    pub side: Side,
+    /// Index of the instruction in its version's GCL.
+    pub src: Option<usize>,
+    /// Part of a matched pair (or of a matched loop's control).
+    pub matched: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DiffKind {
+    Return,
+    Output(String),
+    Exit,
+}
+
+#[derive(Clone, Debug)]
+pub struct DiffPoint {
+    /// Product position: the state *before* instruction `pos` (== len for the exit).
+    pub pos: usize,
+    pub kind: DiffKind,
+    pub old_line: u32,
+    pub new_line: u32,
+    /// `return@12/14`, `printf@30/31`, `exit@40/42`.
+    pub label: String,
+    /// Indices into [`Correlated::pairs`] compared here.
+    pub pairs: Vec<usize>,
+}
+
+/// Corresponding variables of the two versions.
+#[derive(Clone, Debug)]
+pub struct VarPair {
+    pub old: VarId,
+    pub new: VarId,
+}
+
+/// An input of the pair of functions (parameter or global) with its untouched copy.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub old: Option<VarId>,
+    pub new: Option<VarId>,
+    pub copy: VarId,
+}
+
+#[derive(Clone, Debug)]
+pub struct Correlated {
+    /// Old program, new program (tagged) and the product function, merged.
+    pub program: GclProgram,
+    /// Index of the product function in `program.functions`.
+    pub func: usize,
+    pub name: String,
+    pub origins: Vec<Origin>,
+    /// Product positions right after a matched pair.
+    pub converge: Vec<usize>,
+    pub diff_points: Vec<DiffPoint>,
+    pub pairs: Vec<VarPair>,
+    pub inputs: Vec<Input>,
+    pub old_retval: Option<VarId>,
+    pub new_retval: Option<VarId>,
+    pub old_ret: GuardId,
+    pub new_ret: GuardId,
+    /// Variables with index below this belong to the old version.
+    pub n_old_vars: usize,
+    pub n_old_guards: usize,
+    pub old_file: String,
+    pub new_file: String,
+}
+
+impl Correlated {
+    pub fn product(&self) -> &GclFunction {
+        &self.program.functions[self.func]
+    }
+
+    pub fn var_side(&self, v: VarId) -> Side {
+        let f = self.product();
+        if v.index() < self.n_old_vars {
+            Side::Old
+        } else if self.inputs.iter().any(|i| i.copy == v) {
+            Side::Glue
+        } else if v.index() < f.func.vars.len() {
+            Side::New
+        } else {
+            Side::Glue
+        }
+    }
+}
+
+/// Build `old.function ⋈ new.function`.
+pub fn correlate(
+    old: &GclProgram,
+    new: &GclProgram,
+    function: &str,
+    opts: &Options,
+) -> Result<Correlated> {
+    let fo = old
+        .function(function)
+        .ok_or_else(|| no_function(old, function))?;
+    let fnew = new
+        .function(function)
+        .ok_or_else(|| no_function(new, function))?;
+    let base = Remap::for_new(old, new);
+    let mut program = base.merge_programs(old, new);
+    let remap = base.for_product(fo);
+    let product = Builder::new(fo, fnew, &remap, opts).build()?;
+    let (pf, meta) = product;
+    program.functions.push(pf);
+    let func = program.functions.len() - 1;
+    Ok(Correlated {
+        program,
+        func,
+        name: function.to_string(),
+        origins: meta.origins,
+        converge: meta.converge,
+        diff_points: meta.diff_points,
+        pairs: meta.pairs,
+        inputs: meta.inputs,
+        old_retval: fo.retval,
+        new_retval: fnew.retval.map(|v| remap.var(v)),
+        old_ret: fo.ret_flag,
+        new_ret: remap.guard(fnew.ret_flag),
+        n_old_vars: fo.func.vars.len(),
+        n_old_guards: fo.guards.len(),
+        old_file: old.program.file.clone(),
+        new_file: new.program.file.clone(),
+    })
+}
+
+fn no_function(p: &GclProgram, name: &str) -> Error {
+    match p.program.rejected.iter().find(|(n, _)| n == name) {
+        Some((_, e)) => e.clone(),
+        None => Error::in_file(
+            p.program.file.clone(),
+            format!("no function `{name}` defined in this file"),
+        ),
+    }
+}
+
+/// Run the product on `args` (C literals for its parameters: the old function's, then any
+/// parameter only the new one has) and give the old and new return values as C literals.
+pub fn run(
+    c: &Correlated,
+    args: &[String],
+    budget: u64,
+) -> std::result::Result<(String, String), RunError> {
+    let f = c.product();
+    if args.len() != f.func.params.len() {
+        return Err(RunError::BadArgs(format!(
+            "`{}` takes {} argument{}, {} given",
+            c.name,
+            f.func.params.len(),
+            if f.func.params.len() == 1 { "" } else { "s" },
+            args.len()
+        )));
+    }
+    let mut vals = vec![];
+    for (a, p) in args.iter().zip(&f.func.params) {
+        let ty = &f.func.var(*p).ty;
+        vals.push(interp::parse_arg(a, ty).map_err(RunError::BadArgs)?);
+    }
+    // The product returns the old version's `retval`; a second run of the same product that
+    // returns the new one's keeps the interpreter unaware of correlation.
+    let mut results = vec![];
+    for (rv, flag) in [(c.old_retval, c.old_ret), (c.new_retval, c.new_ret)] {
+        let mut prog = c.program.clone();
+        prog.functions[c.func].retval = rv;
+        prog.functions[c.func].ret_flag = flag;
+        prog.functions[c.func].func.ret = match rv {
+            Some(v) => f.func.var(v).ty.clone(),
+            None => CType::Void,
+        };
+        let mut it = interp::Interp::new(&prog).with_budget(budget);
+        let out = it.call(&f.name, &vals)?;
+        results.push(match (out.ret, rv) {
+            (Some(val), Some(v)) => interp::format_value(&val, &f.func.var(v).ty),
+            _ => "void".to_string(),
+        });
+    }
+    let new_s = results.pop().unwrap_or_default();
+    let old_s = results.pop().unwrap_or_default();
+    Ok((old_s, new_s))
+}
+
+// ------------------------------------------------------------------------------------------
+
+enum Op<'i> {
+    Both(&'i Item, &'i Item),
+    Old(&'i Item),
+    New(&'i Item),
+}
+
+#[derive(Default)]
+struct Meta {
+    origins: Vec<Origin>,
+    converge: Vec<usize>,
+    diff_points: Vec<DiffPoint>,
+    pairs: Vec<VarPair>,
+    inputs: Vec<Input>,
+}
+
+/// Cells of the alignment table above which the middle of a long edit is left unaligned
+/// (still correct, only less precise).
+const MAX_DP_CELLS: usize = 30_000_000;
+
+struct Builder<'a> {
+    old: &'a GclFunction,
+    new: &'a GclFunction,
+    remap: &'a Remap,
+    opts: &'a Options,
+    okeys: Vec<String>,
+    nkeys: Vec<String>,
+    vars: Vec<VarInfo>,
+    guards: Vec<GuardInfo>,
+    /// Product label positions; old labels first, then new, then the product's own.
+    labels: Vec<Option<usize>>,
+    instrs: Vec<Instr>,
+    meta: Meta,
+    loop_count: usize,
+    loop_weight: HashMap<(usize, usize), usize>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(
+        old: &'a GclFunction,
+        new: &'a GclFunction,
+        remap: &'a Remap,
+        opts: &'a Options,
+    ) -> Self {
+        let ko = keys::Keys::new(old);
+        let kn = keys::Keys::new(new);
+        let okeys = (0..old.instrs.len()).map(|i| ko.instr(i)).collect();
+        let nkeys = (0..new.instrs.len()).map(|i| kn.instr(i)).collect();
+        Builder {
+            old,
+            new,
+            remap,
+            opts,
+            okeys,
+            nkeys,
+            vars: vec![],
+            guards: vec![],
+            labels: vec![None; old.labels.len() + new.labels.len()],
+            instrs: vec![],
+            meta: Meta::default(),
+            loop_count: 0,
+            loop_weight: HashMap::new(),
+        }
+    }
+
+    fn build(mut self) -> Result<(GclFunction, Meta)> {
+        let (old, new) = (self.old, self.new);
+        // Variables: old as they are, new tagged, then input copies.
+        self.vars = old.func.vars.clone();
+        for v in &new.func.vars {
+            let mut v = v.clone();
+            v.name = format!("{}'", v.name);
+            v.ty = self.remap.ty(&v.ty);
+            if let VarKind::Global(g) = v.kind {
+                v.kind = VarKind::Global(self.remap.global(g));
+            }
+            self.vars.push(v);
+        }
+        self.guards = old.guards.clone();
+        for g in &new.guards {
+            let mut g = g.clone();
+            g.name = format!("{}'", g.name);
+            self.guards.push(g);
+        }
+        let mut params = old.func.params.clone();
+        // Parameters correspond by position unless mapped by name.
+        let mut param_pairs = vec![];
+        for (k, np) in new.func.params.iter().enumerate() {
+            let nname = &new.func.var(*np).name;
+            let mapped = self
+                .opts
+                .map
+                .iter()
+                .find(|(_, n)| n == nname)
+                .and_then(|(o, _)| old.func.find_var(o));
+            let op = mapped.or_else(|| old.func.params.get(k).copied());
+            let nv = self.remap.var(*np);
+            match op {
+                Some(op) if old.func.var(op).kind == VarKind::Param => {
+                    self.vars[nv.index()].kind = VarKind::Local;
+                    param_pairs.push((op, nv));
+                }
+                _ => params.push(nv),
+            }
+        }
+        // Inputs: parameters, then globals either version references.
+        let line = old.func.line;
+        for &p in &old.func.params {
+            let newp = param_pairs.iter().find(|(o, _)| *o == p).map(|x| x.1);
+            self.add_input(Some(p), newp, line);
+        }
+        for &p in params.iter().skip(old.func.params.len()) {
+            self.add_input(None, Some(p), line);
+        }
+        let mut new_globals: Vec<VarId> = (0..new.func.vars.len())
+            .map(VarId::new)
+            .filter(|v| matches!(new.func.var(*v).kind, VarKind::Global(_)))
+            .collect();
+        for (i, v) in old.func.vars.iter().enumerate() {
+            if let VarKind::Global(_) = v.kind {
+                let partner = self.partner_name(&v.name);
+                let nv = partner.and_then(|n| {
+                    let pos = new_globals
+                        .iter()
+                        .position(|x| new.func.var(*x).name == n)?;
+                    Some(self.remap.var(new_globals.remove(pos)))
+                });
+                self.add_input(Some(VarId::new(i)), nv, line);
+            }
+        }
+        for nv in new_globals {
+            let nv = self.remap.var(nv);
+            self.add_input(None, Some(nv), line);
+        }
+        // Prologue: equal inputs, untouched copies.
+        for (o, n) in &param_pairs {
+            let ty = self.vars[n.index()].ty.clone();
+            self.push_glue(
+                Guard::default(),
+                InstrKind::Assign(Place::Var(*n), Expr::var(*o, ty)),
+                line,
+            );
+        }
+        for k in 0..self.meta.inputs.len() {
+            let inp = self.meta.inputs[k].clone();
+            let src = inp.old.or(inp.new).expect("input has a side");
+            let ty = self.vars[src.index()].ty.clone();
+            if ty.is_scalar() {
+                self.push_glue(
+                    Guard::default(),
+                    InstrKind::Assign(Place::Var(inp.copy), Expr::var(src, ty)),
+                    line,
+                );
+            }
+        }
+        self.pair_variables(&param_pairs);
+
+        let oitems = structure::items(old);
+        let nitems = structure::items(new);
+        self.emit_seq(&oitems, &nitems, &[], &[]);
+        // Labels never reached by a position (targets at the very end) point at the exit.
+        let end = self.instrs.len();
+        for l in self.labels.iter_mut() {
+            if l.is_none() {
+                *l = Some(end);
+            }
+        }
+        let exit_pairs = self.exit_pairs();
+        self.meta.diff_points.push(DiffPoint {
+            pos: end,
+            kind: DiffKind::Exit,
+            old_line: old.func.end_line.0,
+            new_line: new.func.end_line.0,
+            label: format!("exit@{}/{}", old.func.end_line.0, new.func.end_line.0),
+            pairs: exit_pairs,
+        });
+        let mut func = old.func.clone();
+        func.name = format!("{}^{}'", old.name, new.name);
+        func.vars = self.vars;
+        func.params = params;
+        func.body = vec![];
+        let pf = GclFunction {
+            name: func.name.clone(),
+            func,
+            guards: self.guards,
+            instrs: self.instrs,
+            labels: self.labels.into_iter().map(|l| l.unwrap_or(end)).collect(),
+            retval: old.retval,
+            ret_flag: old.ret_flag,
+        };
+        Ok((pf, self.meta))
+    }
+
+    fn partner_name(&self, old_name: &str) -> Option<String> {
+        match self.opts.map.iter().find(|(o, _)| o == old_name) {
+            Some((_, n)) => Some(n.clone()),
+            None => Some(old_name.to_string()),
+        }
+    }
+
+    fn add_input(&mut self, old: Option<VarId>, new: Option<VarId>, line: Line) {
+        let src = old.or(new).expect("input has a side");
+        let base = self.vars[src.index()]
+            .name
+            .trim_end_matches('\'')
+            .to_string();
+        let ty = self.vars[src.index()].ty.clone();
+        self.vars.push(VarInfo {
+            name: format!("{base}₀"),
+            ty,
+            kind: VarKind::Local,
+            addr_taken: false,
+            line,
+        });
+        let copy = VarId::new(self.vars.len() - 1);
+        self.meta.inputs.push(Input { old, new, copy });
+    }
+
+    /// Corresponding variables: parameters by position (or map), everything else by name.
+    fn pair_variables(&mut self, param_pairs: &[(VarId, VarId)]) {
+        let (old, new) = (self.old, self.new);
+        let mut pairs: Vec<VarPair> = param_pairs
+            .iter()
+            .map(|(o, n)| VarPair { old: *o, new: *n })
+            .collect();
+        let mut by_name: HashMap<&str, VarId> = HashMap::new();
+        for (i, v) in new.func.vars.iter().enumerate() {
+            if v.kind != VarKind::Param {
+                by_name.insert(v.name.as_str(), VarId::new(i));
+            }
+        }
+        for (i, v) in old.func.vars.iter().enumerate() {
+            if v.kind == VarKind::Param {
+                continue;
+            }
+            let name = self.partner_name(&v.name).unwrap_or_default();
+            if let Some(&nv) = by_name.get(name.as_str()) {
+                if new.func.var(nv).ty.is_scalar() == v.ty.is_scalar() {
+                    pairs.push(VarPair {
+                        old: VarId::new(i),
+                        new: self.remap.var(nv),
+                    });
+                }
+            }
+        }
+        // retval ↔ retval' even if the frontends named them alike already
+        if let (Some(o), Some(n)) = (old.retval, new.retval) {
+            let n = self.remap.var(n);
+            if !pairs.iter().any(|p| p.old == o) {
+                pairs.push(VarPair { old: o, new: n });
+            }
+        }
+        self.meta.pairs = pairs;
+    }
+
+    fn pair_index(&self, old: VarId) -> Option<usize> {
+        self.meta.pairs.iter().position(|p| p.old == old)
+    }
+
+    /// Compared at the exit: the return value and every global both versions see.
+    fn exit_pairs(&self) -> Vec<usize> {
+        let mut out = vec![];
+        if let Some(r) = self.old.retval {
+            out.extend(self.pair_index(r));
+        }
+        for (k, p) in self.meta.pairs.iter().enumerate() {
+            if matches!(self.vars[p.old.index()].kind, VarKind::Global(_))
+                && self.vars[p.old.index()].ty.is_scalar()
+            {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    // -------------------------------------------------------------------------- emission
+
+    fn push(&mut self, guard: Guard, kind: InstrKind, line: Line, origin: Origin) {
+        self.instrs.push(Instr { guard, kind, line });
+        self.meta.origins.push(origin);
+    }
+
+    fn push_glue(&mut self, guard: Guard, kind: InstrKind, line: Line) {
+        self.push(
+            guard,
+            kind,
+            line,
+            Origin {
+                side: Side::Glue,
+                src: None,
+                matched: false,
+            },
+        );
+    }
+
+    fn set_labels_at(&mut self, side: Side, idx: usize) {
+        let pos = self.instrs.len();
+        let (f, off) = match side {
+            Side::Old => (self.old, 0),
+            _ => (self.new, self.old.labels.len()),
+        };
+        for (l, &at) in f.labels.iter().enumerate() {
+            if at == idx && self.labels[off + l].is_none() {
+                self.labels[off + l] = Some(pos);
+            }
+        }
+    }
+
+    fn emit_instr(&mut self, side: Side, i: usize, extra: &[Lit], matched: bool) {
+        self.set_labels_at(side, i);
+        let (ins, origin) = match side {
+            Side::Old => (
+                self.old.instrs[i].clone(),
+                Origin {
+                    side,
+                    src: Some(i),
+                    matched,
+                },
+            ),
+            _ => (
+                self.remap.instr(&self.new.instrs[i]),
+                Origin {
+                    side,
+                    src: Some(i),
+                    matched,
+                },
+            ),
+        };
+        let mut guard = ins.guard;
+        guard.0.extend_from_slice(extra);
+        let kind = match ins.kind {
+            InstrKind::Goto(l) if side != Side::Old => {
+                InstrKind::Goto(Label::new(l.index() + self.old.labels.len()))
+            }
+            k => k,
+        };
+        self.push(guard, kind, ins.line, origin);
+    }
+
+    /// Emit an item of one version without a partner.
+    fn emit_single(&mut self, side: Side, item: &Item, extra: &[Lit]) {
+        let mut idx = vec![];
+        structure::indices(item, &mut idx);
+        for &i in &idx {
+            self.emit_instr(side, i, extra, false);
+        }
+        if let Item::Opaque { end, .. } = item {
+            // Forward jumps out of the block land right after it.
+            self.set_labels_at(side, end + 1);
+        }
+    }
+
+    fn emit_seq(&mut self, oi: &[Item], ni: &[Item], ox: &[Lit], nx: &[Lit]) {
+        let ops = self.align(oi, ni);
+        for op in ops {
+            match op {
+                Op::Old(it) => self.emit_single(Side::Old, it, ox),
+                Op::New(it) => self.emit_single(Side::New, it, nx),
+                Op::Both(Item::Instr(i), Item::Instr(j)) => self.emit_pair(*i, *j, ox, nx),
+                Op::Both(
+                    Item::Loop {
+                        head: ho,
+                        back: bo,
+                        body: bodyo,
+                    },
+                    Item::Loop {
+                        head: hn,
+                        back: bn,
+                        body: bodyn,
+                    },
+                ) => self.emit_loop_pair((*ho, *bo, bodyo), (*hn, *bn, bodyn), ox, nx),
+                Op::Both(a, b) => {
+                    self.emit_single(Side::Old, a, ox);
+                    self.emit_single(Side::New, b, nx);
+                }
+            }
+        }
+    }
+
+    fn emit_pair(&mut self, i: usize, j: usize, ox: &[Lit], nx: &[Lit]) {
+        let (oi, ni) = (&self.old.instrs[i], &self.new.instrs[j]);
+        // Output: compare before the pair produces it.
+        if let (
+            InstrKind::Call {
+                callee: Callee::Direct(a),
+                args,
+                ..
+            },
+            InstrKind::Call {
+                callee: Callee::Direct(b),
+                ..
+            },
+        ) = (&oi.kind, &ni.kind)
+        {
+            if a == b && self.opts.output_functions.iter().any(|o| o == a) {
+                let pairs = self.arg_pairs(args);
+                self.meta.diff_points.push(DiffPoint {
+                    pos: self.instrs.len(),
+                    kind: DiffKind::Output(a.clone()),
+                    old_line: oi.line.0,
+                    new_line: ni.line.0,
+                    label: format!("{a}@{}/{}", oi.line.0, ni.line.0),
+                    pairs,
+                });
+            }
+        }
+        let is_return = matches!(&oi.kind, InstrKind::SetGuard(g, e) if *g == self.old.ret_flag && matches!(e.kind, ExprKind::Int(1)))
+            && matches!(&ni.kind, InstrKind::SetGuard(g, e) if *g == self.new.ret_flag && matches!(e.kind, ExprKind::Int(1)));
+        let (ol, nl) = (oi.line.0, ni.line.0);
+        self.emit_instr(Side::Old, i, ox, true);
+        self.emit_instr(Side::New, j, nx, true);
+        self.meta.converge.push(self.instrs.len());
+        if is_return {
+            let mut pairs: Vec<usize> = self
+                .old
+                .retval
+                .and_then(|r| self.pair_index(r))
+                .into_iter()
+                .collect();
+            for k in self.exit_pairs() {
+                if !pairs.contains(&k) {
+                    pairs.push(k);
+                }
+            }
+            self.meta.diff_points.push(DiffPoint {
+                pos: self.instrs.len(),
+                kind: DiffKind::Return,
+                old_line: ol,
+                new_line: nl,
+                label: format!("return@{ol}/{nl}"),
+                pairs,
+            });
+        }
+    }
+
+    fn arg_pairs(&self, args: &[Expr]) -> Vec<usize> {
+        let mut vars = vec![];
+        for a in args {
+            collect_vars(a, &mut vars);
+        }
+        let mut out: Vec<usize> = vars
+            .into_iter()
+            .filter_map(|v| self.pair_index(v))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn emit_loop_pair(
+        &mut self,
+        (ho, bo, bodyo): (usize, usize, &[Item]),
+        (hn, bn, bodyn): (usize, usize, &[Item]),
+        ox: &[Lit],
+        nx: &[Lit],
+    ) {
+        self.loop_count += 1;
+        let k = self.loop_count;
+        let line_o = self.old.instrs[ho].line;
+        let line_n = self.new.instrs[hn].line;
+        let act_o = self.new_guard(format!("act{k}"), line_o);
+        let act_n = self.new_guard(format!("act{k}'"), line_n);
+        let any = self.new_guard(format!("loop{k}"), line_o);
+        let one = Expr::int(1, CType::INT);
+        let mo = Origin {
+            side: Side::Old,
+            src: None,
+            matched: true,
+        };
+        let mn = Origin {
+            side: Side::New,
+            src: None,
+            matched: true,
+        };
+        self.push(
+            Guard(ox.to_vec()),
+            InstrKind::SetGuard(act_o, one.clone()),
+            line_o,
+            mo,
+        );
+        self.push(
+            Guard(nx.to_vec()),
+            InstrKind::SetGuard(act_n, one),
+            line_n,
+            mn,
+        );
+        let head = self.instrs.len();
+        self.labels.push(Some(head));
+        let lx = Label::new(self.labels.len() - 1);
+        self.set_labels_at(Side::Old, ho);
+        self.set_labels_at(Side::New, hn);
+        let mut oxx = ox.to_vec();
+        oxx.push(Lit {
+            guard: act_o,
+            positive: true,
+        });
+        let mut nxx = nx.to_vec();
+        nxx.push(Lit {
+            guard: act_n,
+            positive: true,
+        });
+        self.emit_seq(bodyo, bodyn, &oxx, &nxx);
+        // Back edges become "still active" updates.
+        let back_o = self.old.instrs[bo].clone();
+        let back_n = self.remap.instr(&self.new.instrs[bn]);
+        let co = conj(&back_o.guard);
+        let cn = conj(&back_n.guard);
+        self.push(
+            Guard(oxx.clone()),
+            InstrKind::SetGuard(act_o, co),
+            back_o.line,
+            Origin {
+                side: Side::Old,
+                src: Some(bo),
+                matched: true,
+            },
+        );
+        self.push(
+            Guard(nxx.clone()),
+            InstrKind::SetGuard(act_n, cn),
+            back_n.line,
+            Origin {
+                side: Side::New,
+                src: Some(bn),
+                matched: true,
+            },
+        );
+        let either = Expr::new(
+            ExprKind::Logic(
+                LogicOp::Or,
+                Box::new(guard_expr(act_o)),
+                Box::new(guard_expr(act_n)),
+            ),
+            CType::INT,
+        );
+        let glue = Origin {
+            side: Side::Glue,
+            src: None,
+            matched: true,
+        };
+        self.push(
+            Guard::default(),
+            InstrKind::SetGuard(any, either),
+            back_o.line,
+            glue,
+        );
+        self.push(
+            Guard(vec![Lit {
+                guard: any,
+                positive: true,
+            }]),
+            InstrKind::Goto(lx),
+            back_o.line,
+            glue,
+        );
+        self.meta.converge.push(self.instrs.len());
+    }
+
+    fn new_guard(&mut self, name: String, line: Line) -> GuardId {
+        self.guards.push(GuardInfo {
+            name,
+            kind: GuardKind::Cond,
+            line,
+        });
+        GuardId::new(self.guards.len() - 1)
+    }
+
+    // -------------------------------------------------------------------------- alignment
+
+    fn weight(&mut self, a: &Item, b: &Item) -> usize {
+        match (a, b) {
+            (Item::Instr(i), Item::Instr(j)) => usize::from(self.okeys[*i] == self.nkeys[*j]),
+            (
+                Item::Loop {
+                    head: ho, body: bo, ..
+                },
+                Item::Loop {
+                    head: hn, body: bn, ..
+                },
+            ) => {
+                if let Some(&w) = self.loop_weight.get(&(*ho, *hn)) {
+                    return w;
+                }
+                let ops = self.align(bo, bn);
+                let mut w = 1;
+                for op in &ops {
+                    if let Op::Both(x, y) = op {
+                        w += self.weight(x, y);
+                    }
+                }
+                self.loop_weight.insert((*ho, *hn), w);
+                w
+            }
+            _ => 0,
+        }
+    }
+
+    /// Weighted LCS of two item lists; unmatched items of each gap come old-first.
+    fn align<'i>(&mut self, a: &'i [Item], b: &'i [Item]) -> Vec<Op<'i>> {
+        // Common prefix and suffix of identical instructions need no table.
+        let mut pre = 0;
+        while pre < a.len() && pre < b.len() && self.same_instr(&a[pre], &b[pre]) {
+            pre += 1;
+        }
+        let mut suf = 0;
+        while suf < a.len() - pre
+            && suf < b.len() - pre
+            && self.same_instr(&a[a.len() - 1 - suf], &b[b.len() - 1 - suf])
+        {
+            suf += 1;
+        }
+        let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+        let mut ops: Vec<Op<'i>> = (0..pre).map(|k| Op::Both(&a[k], &b[k])).collect();
+        let (n, m) = (ma.len(), mb.len());
+        let mut mid: Vec<Op<'i>> = vec![];
+        if n > 0 && m > 0 && (n + 1) * (m + 1) <= MAX_DP_CELLS {
+            let w = m + 1;
+            let mut dp = vec![0u32; (n + 1) * (m + 1)];
+            for i in 1..=n {
+                for j in 1..=m {
+                    let mut best = dp[(i - 1) * w + j].max(dp[i * w + j - 1]);
+                    let x = self.weight(&ma[i - 1], &mb[j - 1]);
+                    if x > 0 {
+                        best = best.max(dp[(i - 1) * w + j - 1] + x as u32);
+                    }
+                    dp[i * w + j] = best;
+                }
+            }
+            let (mut i, mut j) = (n, m);
+            let mut rev = vec![];
+            while i > 0 || j > 0 {
+                if i > 0 && j > 0 {
+                    let x = self.weight(&ma[i - 1], &mb[j - 1]);
+                    if x > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + x as u32 {
+                        rev.push(Op::Both(&ma[i - 1], &mb[j - 1]));
+                        i -= 1;
+                        j -= 1;
+                        continue;
+                    }
+                }
+                if j > 0 && (i == 0 || dp[i * w + j - 1] >= dp[(i - 1) * w + j]) {
+                    rev.push(Op::New(&mb[j - 1]));
+                    j -= 1;
+                } else {
+                    rev.push(Op::Old(&ma[i - 1]));
+                    i -= 1;
+                }
+            }
+            rev.reverse();
+            mid = rev;
+        } else {
+            mid.extend(ma.iter().map(Op::Old));
+            mid.extend(mb.iter().map(Op::New));
+        }
+        // Old-first within each gap between matches.
+        let mut gap_old = vec![];
+        let mut gap_new = vec![];
+        for op in mid {
+            match op {
+                Op::Old(x) => gap_old.push(Op::Old(x)),
+                Op::New(x) => gap_new.push(Op::New(x)),
+                both => {
+                    ops.append(&mut gap_old);
+                    ops.append(&mut gap_new);
+                    ops.push(both);
+                }
+            }
+        }
+        ops.append(&mut gap_old);
+        ops.append(&mut gap_new);
+        let (sa, sb) = (a.len() - suf, b.len() - suf);
+        ops.extend((0..suf).map(|k| Op::Both(&a[sa + k], &b[sb + k])));
+        ops
+    }
+
+    fn same_instr(&self, a: &Item, b: &Item) -> bool {
+        matches!((a, b), (Item::Instr(i), Item::Instr(j)) if self.okeys[*i] == self.nkeys[*j])
+    }
+}
+
+fn guard_expr(g: GuardId) -> Expr {
+    Expr::new(ExprKind::Guard(g), CType::INT)
+}
+
+/// A guard conjunction as an expression (`1` when empty).
+fn conj(g: &Guard) -> Expr {
+    let mut out: Option<Expr> = None;
+    for l in &g.0 {
+        let e = guard_expr(l.guard);
+        let e = if l.positive {
+            e
+        } else {
+            Expr::new(ExprKind::Unary(UnOp::LogNot, Box::new(e)), CType::INT)
+        };
+        out = Some(match out {
+            None => e,
+            Some(acc) => Expr::new(
+                ExprKind::Logic(LogicOp::And, Box::new(acc), Box::new(e)),
+                CType::INT,
+            ),
+        });
+    }
+    out.unwrap_or_else(|| Expr::int(1, CType::INT))
+}
+
+fn collect_vars(e: &Expr, out: &mut Vec<VarId>) {
+    match &e.kind {
+        ExprKind::Var(v) => out.push(*v),
+        ExprKind::Load(p) | ExprKind::AddrOf(p) => collect_place_vars(p, out),
+        ExprKind::Unary(_, x) | ExprKind::Cast(x) => collect_vars(x, out),
+        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
+            collect_vars(a, out);
+            collect_vars(b, out);
+        }
+        _ => {}
+    }
+}
+
+fn collect_place_vars(p: &Place, out: &mut Vec<VarId>) {
+    match p {
+        Place::Var(v) => out.push(*v),
+        Place::Deref(e, _) => collect_vars(e, out),
+        Place::Index(b, i, _) => {
+            collect_place_vars(b, out);
+            collect_vars(i, out);
+        }
+        Place::Field(b, ..) => collect_place_vars(b, out),
+    }
+}
