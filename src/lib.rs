@@ -2,15 +2,21 @@
 //!
 //! Pipeline (one module per stage, data flows one way):
 //! `frontend` (C → typed structured IR, [`ir`]) → `gcl` (guarded instruction form) →
-//! `interp` (concrete execution with exact C semantics). Later stages (correlate, analysis, delta,
-//! witness, report) build on these. The `dizy` binary is a thin CLI over this library.
+//! `correlate` (the correlating program P ⋈ P') → `analysis` (correlating abstract domain) →
+//! `delta` (Δ at diff points, verdicts) → `report` (text, JSON); `diff` drives them for a pair
+//! of files, and `interp` executes any GCL program concretely. The `dizy` binary is a thin CLI
+//! over this library.
 
+pub mod analysis;
 pub mod correlate;
+pub mod delta;
 pub mod diag;
+pub mod diff;
 pub mod frontend;
 pub mod gcl;
 pub mod interp;
 pub mod ir;
+pub mod report;
 
 pub use diag::{Error, Result};
 

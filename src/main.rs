@@ -43,6 +43,42 @@ impl CppArgs {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Compare two versions: prove functions equivalent or describe how they differ
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// Only these functions (repeatable); default: every function whose code changed
+        #[arg(long = "function", short = 'f')]
+        functions: Vec<String>,
+        /// Numeric domain of the sub-states
+        #[arg(long, default_value = "polyhedra", value_parser = ["polyhedra", "octagon", "interval"])]
+        domain: String,
+        /// Canonization strategy bounding the number of sub-states
+        #[arg(long, default_value = "join-equiv", value_parser = ["join-equiv", "join-all", "by-guards", "none"])]
+        canon: String,
+        /// Where canonization happens
+        #[arg(long = "canon-point", default_value = "diff", value_parser = ["diff", "converge", "join"])]
+        canon_point: String,
+        /// Loop-head iterations before widening
+        #[arg(long = "widen-delay", default_value_t = 2)]
+        widen_delay: usize,
+        /// Sub-states per program point before forced canonization (precision, not soundness)
+        #[arg(long = "max-substates", default_value_t = 64)]
+        max_substates: usize,
+        /// Integer semantics: `math` (signed overflow not modelled) or `wrap`
+        #[arg(long, default_value = "math", value_parser = ["math", "wrap"])]
+        overflow: String,
+        /// Seconds allowed per function (0: no limit)
+        #[arg(long, default_value_t = 60.0)]
+        timeout: f64,
+        /// Corresponding variables with different names (repeatable)
+        #[arg(long = "map", value_name = "OLD=NEW")]
+        map: Vec<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        #[command(flatten)]
+        cpp: CppArgs,
+    },
     /// Print the guarded-command form (GCL) of the functions in FILE
     Gcl {
         file: PathBuf,
@@ -109,8 +145,78 @@ fn main() -> ExitCode {
     }
 }
 
+fn parse_map(map: &[String]) -> Result<Vec<(String, String)>, String> {
+    map.iter()
+        .map(|m| match m.split_once('=') {
+            Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+            _ => Err(format!("--map expects OLD=NEW, got `{m}`")),
+        })
+        .collect()
+}
+
 fn run(cli: Cli) -> ExitCode {
     match cli.cmd {
+        Cmd::Diff {
+            old,
+            new,
+            functions,
+            domain,
+            canon,
+            canon_point,
+            widen_delay,
+            max_substates,
+            overflow,
+            timeout,
+            map,
+            format,
+            cpp,
+        } => {
+            use dizy::analysis::{Canon, CanonPoint, Overflow};
+            let mut opts = dizy::diff::DiffOptions {
+                functions,
+                frontend: cpp.options(),
+                ..Default::default()
+            };
+            opts.analysis.domain = domain
+                .parse()
+                .unwrap_or(dizy_domains::DomainKind::Polyhedra);
+            opts.analysis.canon = match canon.as_str() {
+                "join-all" => Canon::JoinAll,
+                "by-guards" => Canon::ByGuards,
+                "none" => Canon::None,
+                _ => Canon::JoinEquiv,
+            };
+            opts.analysis.canon_point = match canon_point.as_str() {
+                "converge" => CanonPoint::Converge,
+                "join" => CanonPoint::Join,
+                _ => CanonPoint::Diff,
+            };
+            opts.analysis.widen_delay = widen_delay;
+            opts.analysis.max_substates = max_substates.max(1);
+            opts.analysis.overflow = if overflow == "wrap" {
+                Overflow::Wrap
+            } else {
+                Overflow::Math
+            };
+            opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
+            opts.correlate.map = match parse_map(&map) {
+                Ok(m) => m,
+                Err(e) => return fail(&e),
+            };
+            let report = match dizy::diff::diff_files(&old, &new, &opts) {
+                Ok(r) => r,
+                Err(e) => return fail(&e.to_string()),
+            };
+            match format {
+                Format::Text => print!("{}", dizy::report::to_text(&report)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&dizy::report::to_json(&report))
+                        .unwrap_or_default()
+                ),
+            }
+            ExitCode::from(report.exit_code())
+        }
         Cmd::Gcl {
             file,
             functions,
@@ -169,15 +275,13 @@ fn run(cli: Cli) -> ExitCode {
                 (Ok(a), Ok(b)) => (a, b),
                 (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
             };
-            let mut copts = dizy::correlate::Options::default();
-            for m in &map {
-                match m.split_once('=') {
-                    Some((a, b)) if !a.is_empty() && !b.is_empty() => {
-                        copts.map.push((a.to_string(), b.to_string()))
-                    }
-                    _ => return fail(&format!("--map expects OLD=NEW, got `{m}`")),
-                }
-            }
+            let copts = dizy::correlate::Options {
+                map: match parse_map(&map) {
+                    Ok(m) => m,
+                    Err(e) => return fail(&e),
+                },
+                ..Default::default()
+            };
             let c = match dizy::correlate::correlate(&po, &pn, &function, &copts) {
                 Ok(c) => c,
                 Err(e) => return fail(&e.to_string()),

@@ -27,7 +27,7 @@ mod structure;
 
 pub use print::{print_correlated, to_json};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Error, Result};
 use crate::gcl::{GclFunction, GclProgram, Guard, GuardInfo, GuardKind, Instr, InstrKind, Lit};
@@ -38,6 +38,36 @@ use crate::ir::{
 };
 use remap::Remap;
 use structure::Item;
+
+/// Library functions without side effects: their calls are not effects, and matched calls with
+/// equal arguments return equal values.
+pub const PURE_FUNCTIONS: &[&str] = &[
+    "abs",
+    "labs",
+    "llabs",
+    "isalnum",
+    "isalpha",
+    "isascii",
+    "isblank",
+    "iscntrl",
+    "isdigit",
+    "isgraph",
+    "islower",
+    "isprint",
+    "ispunct",
+    "isspace",
+    "isupper",
+    "isxdigit",
+    "tolower",
+    "toupper",
+    "strlen",
+    "strcmp",
+    "strncmp",
+    "memcmp",
+    "strchr",
+    "strrchr",
+    "__builtin_expect",
+];
 
 /// Functions whose calls produce output (diff points are placed before matched calls to them).
 pub const OUTPUT_FUNCTIONS: &[&str] = &[
@@ -81,7 +111,11 @@ pub struct Origin {
 #[derive(Clone, Debug, PartialEq)]
 pub enum DiffKind {
     Return,
+    /// A call to an output function (`printf`, `putchar`, …).
     Output(String),
+    /// Another observable effect: a call to an unknown function, a helper receiving pointers,
+    /// or a store to memory that outlives the call (through a pointer, into a global aggregate).
+    Effect(String),
     Exit,
 }
 
@@ -96,6 +130,10 @@ pub struct DiffPoint {
     pub label: String,
     /// Indices into [`Correlated::pairs`] compared here.
     pub pairs: Vec<usize>,
+    /// For output and effect points: the product positions of the old and new instruction
+    /// (one missing when only one version has the effect here).
+    pub old_pos: Option<usize>,
+    pub new_pos: Option<usize>,
 }
 
 /// Corresponding variables of the two versions.
@@ -172,7 +210,10 @@ pub fn correlate(
     let base = Remap::for_new(old, new);
     let mut program = base.merge_programs(old, new);
     let remap = base.for_product(fo);
-    let product = Builder::new(fo, fnew, &remap, opts).build()?;
+    let mut builder = Builder::new(fo, fnew, &remap, opts);
+    builder.old_defined = old.functions.iter().map(|f| f.name.clone()).collect();
+    builder.new_defined = new.functions.iter().map(|f| f.name.clone()).collect();
+    let product = builder.build()?;
     let (pf, meta) = product;
     program.functions.push(pf);
     let func = program.functions.len() - 1;
@@ -287,6 +328,8 @@ struct Builder<'a> {
     meta: Meta,
     loop_count: usize,
     loop_weight: HashMap<(usize, usize), usize>,
+    old_defined: HashSet<String>,
+    new_defined: HashSet<String>,
 }
 
 impl<'a> Builder<'a> {
@@ -314,6 +357,8 @@ impl<'a> Builder<'a> {
             meta: Meta::default(),
             loop_count: 0,
             loop_weight: HashMap::new(),
+            old_defined: HashSet::new(),
+            new_defined: HashSet::new(),
         }
     }
 
@@ -427,6 +472,8 @@ impl<'a> Builder<'a> {
             new_line: new.func.end_line.0,
             label: format!("exit@{}/{}", old.func.end_line.0, new.func.end_line.0),
             pairs: exit_pairs,
+            old_pos: None,
+            new_pos: None,
         });
         let mut func = old.func.clone();
         func.name = format!("{}^{}'", old.name, new.name);
@@ -596,6 +643,31 @@ impl<'a> Builder<'a> {
         let mut idx = vec![];
         structure::indices(item, &mut idx);
         for &i in &idx {
+            if let Some(kind) = self.effect_of(side, i) {
+                let pos = self.instrs.len();
+                let line = match side {
+                    Side::Old => self.old.instrs[i].line.0,
+                    _ => self.new.instrs[i].line.0,
+                };
+                let name = match &kind {
+                    DiffKind::Output(n) | DiffKind::Effect(n) => n.clone(),
+                    _ => String::new(),
+                };
+                let (old_line, new_line, label, old_pos, new_pos) = match side {
+                    Side::Old => (line, 0, format!("{name}@{line}/-"), Some(pos), None),
+                    _ => (0, line, format!("{name}@-/{line}"), None, Some(pos)),
+                };
+                self.meta.diff_points.push(DiffPoint {
+                    pos,
+                    kind,
+                    old_line,
+                    new_line,
+                    label,
+                    pairs: vec![],
+                    old_pos,
+                    new_pos,
+                });
+            }
             self.emit_instr(side, i, extra, false);
         }
         if let Item::Opaque { end, .. } = item {
@@ -633,30 +705,28 @@ impl<'a> Builder<'a> {
 
     fn emit_pair(&mut self, i: usize, j: usize, ox: &[Lit], nx: &[Lit]) {
         let (oi, ni) = (&self.old.instrs[i], &self.new.instrs[j]);
-        // Output: compare before the pair produces it.
-        if let (
-            InstrKind::Call {
-                callee: Callee::Direct(a),
-                args,
-                ..
-            },
-            InstrKind::Call {
-                callee: Callee::Direct(b),
-                ..
-            },
-        ) = (&oi.kind, &ni.kind)
-        {
-            if a == b && self.opts.output_functions.iter().any(|o| o == a) {
-                let pairs = self.arg_pairs(args);
-                self.meta.diff_points.push(DiffPoint {
-                    pos: self.instrs.len(),
-                    kind: DiffKind::Output(a.clone()),
-                    old_line: oi.line.0,
-                    new_line: ni.line.0,
-                    label: format!("{a}@{}/{}", oi.line.0, ni.line.0),
-                    pairs,
-                });
-            }
+        // Effects: compare before the pair produces them.
+        let (eo, en) = (self.effect_of(Side::Old, i), self.effect_of(Side::New, j));
+        if let Some(kind) = eo.clone().or(en.clone()) {
+            let pos = self.instrs.len();
+            let pairs = match &oi.kind {
+                InstrKind::Call { args, .. } => self.arg_pairs(args),
+                _ => vec![],
+            };
+            let name = match &kind {
+                DiffKind::Output(n) | DiffKind::Effect(n) => n.clone(),
+                _ => String::new(),
+            };
+            self.meta.diff_points.push(DiffPoint {
+                pos,
+                kind,
+                old_line: oi.line.0,
+                new_line: ni.line.0,
+                label: format!("{name}@{}/{}", oi.line.0, ni.line.0),
+                pairs,
+                old_pos: eo.map(|_| pos),
+                new_pos: en.map(|_| pos + 1),
+            });
         }
         let is_return = matches!(&oi.kind, InstrKind::SetGuard(g, e) if *g == self.old.ret_flag && matches!(e.kind, ExprKind::Int(1)))
             && matches!(&ni.kind, InstrKind::SetGuard(g, e) if *g == self.new.ret_flag && matches!(e.kind, ExprKind::Int(1)));
@@ -683,7 +753,52 @@ impl<'a> Builder<'a> {
                 new_line: nl,
                 label: format!("return@{ol}/{nl}"),
                 pairs,
+                old_pos: None,
+                new_pos: None,
             });
+        }
+    }
+
+    /// Whether instruction `i` of one version has an effect visible after the call returns.
+    fn effect_of(&self, side: Side, i: usize) -> Option<DiffKind> {
+        let f = if side == Side::Old {
+            self.old
+        } else {
+            self.new
+        };
+        let defined = if side == Side::Old {
+            &self.old_defined
+        } else {
+            &self.new_defined
+        };
+        match &f.instrs[i].kind {
+            InstrKind::Call {
+                callee: Callee::Direct(n),
+                args,
+                ..
+            } => {
+                if defined.contains(n) {
+                    // A helper of this file: its effects on globals are compared at the exit;
+                    // through pointer arguments it could write memory we do not track.
+                    args.iter()
+                        .any(|a| a.ty.is_pointer())
+                        .then(|| DiffKind::Effect(n.clone()))
+                } else if self.opts.output_functions.iter().any(|o| o == n) {
+                    Some(DiffKind::Output(n.clone()))
+                } else if PURE_FUNCTIONS.contains(&n.as_str()) {
+                    None
+                } else {
+                    Some(DiffKind::Effect(n.clone()))
+                }
+            }
+            InstrKind::Call {
+                callee: Callee::Indirect(_),
+                ..
+            } => Some(DiffKind::Effect("indirect call".into())),
+            InstrKind::Assign(p, _) if !is_local_place(p, &f.func) => {
+                Some(DiffKind::Effect("store".into()))
+            }
+            _ => None,
         }
     }
 
@@ -929,6 +1044,15 @@ impl<'a> Builder<'a> {
 
     fn same_instr(&self, a: &Item, b: &Item) -> bool {
         matches!((a, b), (Item::Instr(i), Item::Instr(j)) if self.okeys[*i] == self.nkeys[*j])
+    }
+}
+
+/// A place inside the function's own frame (a local scalar, array or struct), as opposed to
+/// memory the caller can see (through a pointer, or a global).
+fn is_local_place(p: &Place, f: &crate::ir::Function) -> bool {
+    match p.root_var() {
+        Some(v) => !matches!(f.var(v).kind, VarKind::Global(_)),
+        None => false,
     }
 }
 

@@ -116,7 +116,7 @@ pub fn to_json(c: &Correlated) -> Json {
             json!({
                 "label": d.label,
                 "position": d.pos,
-                "kind": match &d.kind { DiffKind::Return => "return".to_string(), DiffKind::Output(n) => format!("output:{n}"), DiffKind::Exit => "exit".to_string() },
+                "kind": match &d.kind { DiffKind::Return => "return".to_string(), DiffKind::Output(n) => format!("output:{n}"), DiffKind::Effect(n) => format!("effect:{n}"), DiffKind::Exit => "exit".to_string() },
                 "old_line": d.old_line,
                 "new_line": d.new_line,
                 "compare": d.pairs.iter().map(|&k| json!([f.func.var(c.pairs[k].old).name, f.func.var(c.pairs[k].new).name])).collect::<Vec<_>>(),

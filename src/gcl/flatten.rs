@@ -469,15 +469,11 @@ impl<'f> Flattener<'f> {
                 _ => None,
             })
             .collect();
-        let any_case = cases
+        let tests: Vec<Expr> = cases
             .iter()
             .map(|&(lo, hi)| case_test(&tv, lo, hi))
-            .reduce(|a, b| {
-                Expr::new(
-                    ExprKind::Logic(LogicOp::Or, Box::new(a), Box::new(b)),
-                    CType::INT,
-                )
-            });
+            .collect();
+        let any_case = any_of(&tests);
         let default_test = match any_case {
             Some(e) => Expr::new(ExprKind::Unary(UnOp::LogNot, Box::new(e)), CType::INT),
             None => flag_value(true),
@@ -549,6 +545,23 @@ fn case_test(t: &Expr, lo: i128, hi: i128) -> Expr {
             ExprKind::Logic(LogicOp::And, Box::new(a), Box::new(b)),
             CType::INT,
         )
+    }
+}
+
+/// The disjunction of `tests`, as a balanced tree so that a switch with thousands of cases does
+/// not give an expression thousands of levels deep (evaluators and printers recurse on it).
+fn any_of(tests: &[Expr]) -> Option<Expr> {
+    match tests {
+        [] => None,
+        [one] => Some(one.clone()),
+        _ => {
+            let (l, r) = tests.split_at(tests.len() / 2);
+            let (l, r) = (any_of(l)?, any_of(r)?);
+            Some(Expr::new(
+                ExprKind::Logic(LogicOp::Or, Box::new(l), Box::new(r)),
+                CType::INT,
+            ))
+        }
     }
 }
 

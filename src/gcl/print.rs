@@ -267,10 +267,11 @@ impl Printer<'_> {
                     LogicOp::And => ("&&", P_LAND),
                     LogicOp::Or => ("||", P_LOR),
                 };
-                (
-                    format!("{} {o} {}", self.expr(a, p), self.expr(b, p + 1)),
-                    p,
-                )
+                // `&&` and `||` are associative: no parentheses for a right operand of the same
+                // operator (the flattener builds balanced chains).
+                let same = matches!(&b.kind, ExprKind::Logic(o2, ..) if o2 == op);
+                let rmin = if same { p } else { p + 1 };
+                (format!("{} {o} {}", self.expr(a, p), self.expr(b, rmin)), p)
             }
             ExprKind::Cast(a) => (
                 format!("({}){}", self.type_name(&e.ty), self.expr(a, P_UNARY)),

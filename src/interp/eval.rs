@@ -218,7 +218,7 @@ impl<'a> Interp<'a> {
             } => ub(format!(
                 "out-of-bounds access to {} (bytes {off}..{} of {len})",
                 name(desc),
-                off + size
+                off.saturating_add(size)
             )),
             MemErr::ReadOnly(_) => ub("write to a string literal".into()),
             MemErr::Unknown(d) => RunError::Unsupported {
@@ -366,7 +366,11 @@ impl<'a> Interp<'a> {
                 let a = self.place_addr(p, false)?;
                 self.load(a, &e.ty)
             }
-            ExprKind::AddrOf(p) => Ok(Value::Int(i128::from(self.place_addr(p, true)?))),
+            ExprKind::AddrOf(p) => {
+                let a = self.place_addr(p, true)?;
+                self.mem.escape(a);
+                Ok(Value::Int(i128::from(a)))
+            }
             ExprKind::Str(s) => match self.strings.get(s.index()) {
                 Some(&id) => Ok(Value::Int(i128::from(encode(id, 0)))),
                 None => self.unsupported("unknown string literal"),
@@ -731,7 +735,11 @@ impl<'a> Interp<'a> {
         let arith = |p: Value, pt: &CType, n: Value, neg: bool| -> Result<Value, RunError> {
             let n = as_int(n);
             let d = n.checked_mul(elem(pt)).unwrap_or(i128::MAX);
-            let d = if neg { -d } else { d };
+            let d = if neg {
+                d.checked_neg().unwrap_or(i128::MAX)
+            } else {
+                d
+            };
             let r = self
                 .mem
                 .ptr_add(as_addr(p), d)

@@ -35,11 +35,19 @@ pub(super) struct Obj {
     pub readonly: bool,
     /// An `extern` declaration without definition: its contents are unknown.
     pub unknown: bool,
+    /// Whether a pointer to the object was ever formed (see [`Slot::Free`]).
+    pub escaped: bool,
 }
 
 enum Slot {
     Live(Box<Obj>),
-    Dead { desc: Desc, size: u64 },
+    Dead {
+        desc: Desc,
+        size: u64,
+    },
+    /// A dead object whose address was never taken: no pointer can refer to it, so the slot
+    /// is reused (keeps memory bounded when a loop makes millions of calls).
+    Free,
 }
 
 /// A decoded address.
@@ -114,6 +122,7 @@ pub(super) fn decode(a: u64) -> Ptr {
 #[derive(Default)]
 pub(super) struct Memory {
     slots: Vec<Slot>,
+    free: Vec<u32>,
     live: u64,
 }
 
@@ -128,14 +137,29 @@ impl Memory {
         }
         let n = size as usize;
         self.live += size;
-        self.slots.push(Slot::Live(Box::new(Obj {
+        let obj = Slot::Live(Box::new(Obj {
             desc,
             bytes: vec![0; n],
             init: vec![init; n],
             readonly: false,
             unknown: false,
-        })));
+            escaped: false,
+        }));
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = obj;
+            return Ok(id);
+        }
+        self.slots.push(obj);
         Ok((self.slots.len() - 1) as u32)
+    }
+
+    /// Note that a pointer to the object at `addr` exists.
+    pub fn escape(&mut self, addr: u64) {
+        if let Ptr::Obj { id, .. } = decode(addr) {
+            if let Some(Slot::Live(o)) = self.slots.get_mut(id as usize) {
+                o.escaped = true;
+            }
+        }
     }
 
     /// End an object's lifetime; later accesses through old pointers report `Dead`.
@@ -144,7 +168,12 @@ impl Memory {
             if let Slot::Live(o) = slot {
                 let size = o.bytes.len() as u64;
                 self.live -= size;
-                *slot = Slot::Dead { desc: o.desc, size };
+                if o.escaped {
+                    *slot = Slot::Dead { desc: o.desc, size };
+                } else {
+                    *slot = Slot::Free;
+                    self.free.push(id);
+                }
             }
         }
     }
@@ -163,7 +192,7 @@ impl Memory {
             Ptr::Invalid => Err(MemErr::Invalid),
             Ptr::Func(_) => Err(MemErr::Func),
             Ptr::Obj { id, off } => match self.slots.get(id as usize) {
-                None => Err(MemErr::Invalid),
+                None | Some(Slot::Free) => Err(MemErr::Invalid),
                 Some(Slot::Dead { desc, .. }) => Err(MemErr::Dead(*desc)),
                 Some(Slot::Live(o)) => {
                     let len = o.bytes.len() as u64;
@@ -231,6 +260,17 @@ impl Memory {
         Ok(())
     }
 
+    /// Set `size` bytes to `byte` (initialized); the range is checked before anything is done.
+    pub fn fill(&mut self, addr: u64, size: u64, byte: u8) -> Result<(), MemErr> {
+        let (id, off) = self.resolve(addr, size, true)?;
+        if let Some(Slot::Live(o)) = self.slots.get_mut(id as usize) {
+            let r = off as usize..(off + size) as usize;
+            o.bytes[r.clone()].iter_mut().for_each(|b| *b = byte);
+            o.init[r].iter_mut().for_each(|b| *b = true);
+        }
+        Ok(())
+    }
+
     /// Mark bytes indeterminate (a declaration without initializer).
     pub fn havoc(&mut self, addr: u64, size: u64) -> Result<(), MemErr> {
         let (id, off) = self.resolve(addr, size, true)?;
@@ -249,14 +289,14 @@ impl Memory {
             Ptr::Null => Err(MemErr::NullArith),
             Ptr::Func(_) => Err(MemErr::Func),
             // Integers cast to pointers: plain integer arithmetic, any dereference fails later.
-            Ptr::Invalid => Ok((i128::from(addr) + delta) as u64),
+            Ptr::Invalid => Ok(i128::from(addr).wrapping_add(delta) as u64),
             Ptr::Obj { id, off } => {
                 let (desc, len) = match self.slots.get(id as usize) {
                     Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64),
                     Some(Slot::Dead { desc, size }) => (*desc, *size),
-                    None => return Err(MemErr::Invalid),
+                    None | Some(Slot::Free) => return Err(MemErr::Invalid),
                 };
-                let new = i128::from(off) + delta;
+                let new = i128::from(off).saturating_add(delta);
                 if new < 0 || new > i128::from(len) {
                     return Err(MemErr::ArithOutOfBounds {
                         desc,
@@ -302,7 +342,13 @@ mod tests {
         assert_eq!(m.ptr_add(a, 8).unwrap(), encode(id, 8));
         assert!(m.ptr_add(a, 9).is_err());
         assert!(m.ptr_add(a, -1).is_err());
+        m.escape(a);
         m.free(id);
         assert_eq!(m.read(a, 1).unwrap_err(), MemErr::Dead(d));
+        // Objects whose address was never taken are reused; escaped ones never are.
+        let x = m.alloc(d, 4, true).unwrap();
+        m.free(x);
+        assert_eq!(m.alloc(d, 4, true).unwrap(), x);
+        assert_ne!(m.alloc(d, 4, true).unwrap(), id);
     }
 }

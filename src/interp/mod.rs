@@ -467,9 +467,7 @@ impl<'a> Interp<'a> {
                 InstrKind::ZeroFill(p) => {
                     let size = self.size_of(&self.place_ty(p)?);
                     let a = self.place_addr(p, false)?;
-                    self.mem
-                        .write(a, &vec![0; size as usize], &[true])
-                        .map_err(|e| self.mem_err(e))?;
+                    self.mem.fill(a, size, 0).map_err(|e| self.mem_err(e))?;
                 }
                 InstrKind::Call { dest, callee, args } => {
                     self.call_instr(dest.as_ref(), callee, args)?
@@ -666,9 +664,7 @@ impl<'a> Interp<'a> {
                     norm(int(2), 64, false) as u64,
                 );
                 if n > 0 {
-                    self.mem
-                        .write(p, &vec![c; n as usize], &[true])
-                        .map_err(|e| self.mem_err(e))?;
+                    self.mem.fill(p, n, c).map_err(|e| self.mem_err(e))?;
                 }
                 Ok((vals[0], void_ptr))
             }

@@ -791,3 +791,77 @@ fn do_while_switch_in_loop_and_return_in_loop() {
     assert_eq!(run(&p, "find", &["100"]).unwrap(), "8");
     assert_eq!(run(&p, "find", &["5"]).unwrap(), "-1");
 }
+
+/// Load C source through the real frontend (end-to-end: C → IR → GCL).
+fn load_c(src: &str) -> GclProgram {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.c");
+    std::fs::write(&path, src).expect("write");
+    crate::load_gcl(&path, &crate::frontend::Options::default()).expect("load")
+}
+
+const E2E: &str = r#"int sign(int x)
+{
+  int sgn;
+  if (x < 0)
+    sgn = -1;
+  else
+    sgn = 1;
+  return sgn;
+}
+
+struct node { int v; struct node *next; };
+int listsum(int n) {
+  struct node ns[4];
+  struct node *head = 0;
+  for (int i = 0; i < 4 && i < n; i++) { ns[i].v = i * 10; ns[i].next = head; head = &ns[i]; }
+  int s = 0;
+  for (struct node *p = head; p; p = p->next) s += p->v;
+  return s;
+}
+
+int duff(int count) {
+  int n = 0;
+  while (count > 0) {
+    switch (count % 3) {
+      case 0: n += 3; break;
+      case 1: { if (n > 10) goto done; n += 1; } break;
+      default: n += 2;
+    }
+    count--;
+  }
+done:
+  return n;
+}
+
+static int depth(int n) { return n <= 0 ? 0 : 1 + depth(n - 1); }
+int deep(int n) { return depth(n); }
+"#;
+
+#[test]
+fn end_to_end_through_the_frontend() {
+    let p = load_c(E2E);
+    let mut text = String::new();
+    crate::gcl::print_function(&mut text, p.function("sign").unwrap(), &p.program);
+    assert_eq!(
+        text,
+        "int sign(int x)\n  1:        ret := 0\n  3:        havoc sgn\n  4:        g1 := x < 0\n  5: [g1]   sgn := -1\n  7: [!g1]  sgn := 1\n  8:        retval := sgn\n  8:        ret := 1\n"
+    );
+    for (n, r) in [("0", "0"), ("1", "0"), ("2", "10"), ("5", "60")] {
+        assert_eq!(run(&p, "listsum", &[n]).unwrap(), r, "listsum({n})");
+    }
+    for (n, r) in [
+        ("0", "0"),
+        ("7", "12"),
+        ("30", "11"),
+        ("3", "6"),
+        ("-4", "0"),
+    ] {
+        assert_eq!(run(&p, "duff", &[n]).unwrap(), r, "duff({n})");
+    }
+    assert_eq!(run(&p, "deep", &["9000"]).unwrap(), "9000");
+    assert!(matches!(
+        run(&p, "deep", &["20000"]),
+        Err(RunError::Depth { .. })
+    ));
+}

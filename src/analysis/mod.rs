@@ -1,0 +1,940 @@
+//! Abstract interpretation of the correlating program with the correlating domain (DIZY §5).
+//!
+//! Takes a [`Correlated`] product program and [`Options`] (numeric domain, canonization strategy
+//! and points, widening delay, integer semantics); gives the abstract state — a set of
+//! ⟨guard valuation, numeric value⟩ sub-states — before every product instruction, computed by a
+//! worklist fixpoint over the flat GCL with guard-matched widening at loop heads. The `delta`
+//! stage reads the states at diff points.
+//!
+//! Transformers follow DIZY's Table 1: a guard assignment splits each sub-state by the
+//! condition and its negation (non-convex `≠` into two pieces); a guarded instruction applies to
+//! sub-states whose guard holds and splits those where it is unknown. Memory is not tracked:
+//! reads through pointers and from arrays are unknown values; a store through a pointer forgets
+//! that version's globals and address-taken variables; calls forget their result, and (unless
+//! the callee is a known pure function) that version's globals. Matched pairs of instructions
+//! computing the same expression from equal values, and matched calls with equal arguments,
+//! give equal results (congruence).
+
+mod state;
+mod translate;
+
+pub use state::{derr, equiv_set, State, Sub};
+pub use translate::{type_range, Tr};
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use dizy_domains::{AnyDomain, ConstraintKind, Dim, DomainKind, LinConstraint, LinExpr, NumDomain};
+
+use crate::correlate::{Correlated, Side, PURE_FUNCTIONS};
+use crate::diag::{Error, Result};
+use crate::gcl::{GclFunction, Guard, InstrKind};
+use crate::ir::{CType, Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
+
+/// Guard valuation of a sub-state (absent = unknown).
+pub type Ctx = im::OrdMap<GuardId, bool>;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Canon {
+    JoinEquiv,
+    JoinAll,
+    ByGuards,
+    None,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CanonPoint {
+    /// Only at diff points and loop heads.
+    Diff,
+    /// Also after every matched pair (converge points).
+    Converge,
+    /// After every instruction.
+    Join,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Overflow {
+    /// Signed overflow is undefined behaviour and not modelled; unsigned arithmetic wraps.
+    Math,
+    /// Signed arithmetic wraps too (as with `-fwrapv`).
+    Wrap,
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub domain: DomainKind,
+    pub canon: Canon,
+    pub canon_point: CanonPoint,
+    pub widen_delay: usize,
+    pub overflow: Overflow,
+    /// Sub-states per point above which the state is canonized anyway (Join-Equiv, then
+    /// Join-All): precision degrades, soundness does not.
+    pub max_substates: usize,
+    pub timeout: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            domain: DomainKind::Polyhedra,
+            canon: Canon::JoinEquiv,
+            canon_point: CanonPoint::Diff,
+            widen_delay: 2,
+            overflow: Overflow::Math,
+            max_substates: 64,
+            timeout: None,
+        }
+    }
+}
+
+/// Dimensions of the tracked (scalar) variables.
+#[derive(Clone, Debug)]
+pub struct Dims {
+    of_var: Vec<Option<Dim>>,
+    pub var_of: Vec<VarId>,
+    pub names: Vec<String>,
+}
+
+impl Dims {
+    pub fn of(&self, v: VarId) -> Option<Dim> {
+        self.of_var.get(v.index()).copied().flatten()
+    }
+    pub fn len(&self) -> usize {
+        self.var_of.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.var_of.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub transfers: usize,
+    pub max_substates: usize,
+    pub widenings: usize,
+    pub forced_canonizations: usize,
+}
+
+/// The fixpoint: the state before every product position (`states[len]` is the exit).
+pub struct Analysis {
+    pub dims: Dims,
+    pub states: Vec<Option<State>>,
+    /// Corresponding pairs as dimension pairs (both tracked).
+    pub dim_pairs: Vec<(Dim, Dim)>,
+    pub stats: Stats,
+    pub notes: Vec<String>,
+}
+
+/// Outcome of a guard under a guard valuation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Tri {
+    True,
+    False,
+    Unknown,
+}
+
+pub fn eval_guard(g: &Guard, ctx: &Ctx) -> Tri {
+    let mut unknown = false;
+    for l in &g.0 {
+        match ctx.get(&l.guard) {
+            Some(v) if *v != l.positive => return Tri::False,
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    if unknown {
+        Tri::Unknown
+    } else {
+        Tri::True
+    }
+}
+
+/// The part of `s` where guard `g` holds (unknown literals assumed true).
+fn assume_guard(s: &Sub, g: &Guard) -> Sub {
+    let mut s = s.clone();
+    for l in &g.0 {
+        s.ctx.insert(l.guard, l.positive);
+    }
+    s
+}
+
+pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
+    let mut a = Analyzer::new(c, opts)?;
+    a.run()?;
+    Ok(Analysis {
+        dims: a.dims,
+        states: a.states,
+        dim_pairs: a.dim_pairs,
+        stats: a.stats,
+        notes: a.notes,
+    })
+}
+
+struct Analyzer<'a> {
+    c: &'a Correlated,
+    f: &'a GclFunction,
+    opts: &'a Options,
+    dims: Dims,
+    dim_pairs: Vec<(Dim, Dim)>,
+    states: Vec<Option<State>>,
+    /// Latest contribution of each incoming edge `(from, to)` at merge points.
+    contrib: HashMap<(usize, usize), State>,
+    preds: Vec<Vec<usize>>,
+    loop_heads: HashSet<usize>,
+    head_iters: HashMap<usize, usize>,
+    canon_points: HashSet<usize>,
+    /// Old positions `k` whose instruction is matched with the new one at `k + 1`.
+    pairs_at: HashSet<usize>,
+    /// Per side: tracked dims of globals and of address-taken variables (forgotten by stores
+    /// through pointers and by calls).
+    clobber_old: Vec<Dim>,
+    clobber_new: Vec<Dim>,
+    globals_old: Vec<Dim>,
+    globals_new: Vec<Dim>,
+    /// Helpers whose calls are congruent (unchanged, no globals, no pointer arguments).
+    congruent_helpers: HashSet<String>,
+    stats: Stats,
+    notes: Vec<String>,
+    deadline: Option<Instant>,
+}
+
+/// Most worklist steps before the analysis gives up (reported as a timeout).
+const MAX_TRANSFERS: usize = 2_000_000;
+/// Iterations at one loop head after which everything there is joined before widening.
+const MAX_HEAD_ITERS: usize = 40;
+
+impl<'a> Analyzer<'a> {
+    fn new(c: &'a Correlated, opts: &'a Options) -> Result<Self> {
+        let f = c.product();
+        let n = f.instrs.len();
+        let mut of_var = vec![None; f.func.vars.len()];
+        let mut var_of = vec![];
+        let mut names = vec![];
+        for (i, v) in f.func.vars.iter().enumerate() {
+            if v.ty.is_scalar() {
+                of_var[i] = Some(var_of.len());
+                var_of.push(VarId::new(i));
+                names.push(v.name.clone());
+            }
+        }
+        let dims = Dims {
+            of_var,
+            var_of,
+            names,
+        };
+        let dim_pairs: Vec<(Dim, Dim)> = c
+            .pairs
+            .iter()
+            .filter_map(|p| Some((dims.of(p.old)?, dims.of(p.new)?)))
+            .collect();
+        // Control flow: fallthrough and jumps.
+        let mut preds = vec![vec![]; n + 1];
+        let mut loop_heads = HashSet::new();
+        for (i, ins) in f.instrs.iter().enumerate() {
+            preds[i + 1].push(i);
+            if let InstrKind::Goto(l) = ins.kind {
+                let t = f.labels[l.index()];
+                preds[t].push(i);
+                if t <= i {
+                    loop_heads.insert(t);
+                }
+            }
+        }
+        let mut canon_points: HashSet<usize> = c.diff_points.iter().map(|d| d.pos).collect();
+        match opts.canon_point {
+            CanonPoint::Diff => {}
+            CanonPoint::Converge => canon_points.extend(c.converge.iter().copied()),
+            CanonPoint::Join => canon_points.extend(0..=n),
+        }
+        let targets: HashSet<usize> = preds
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.len() > 1)
+            .map(|(i, _)| i)
+            .collect();
+        let mut pairs_at = HashSet::new();
+        for k in 0..n.saturating_sub(1) {
+            let (a, b) = (c.origins[k], c.origins[k + 1]);
+            if a.side == Side::Old
+                && b.side == Side::New
+                && a.matched
+                && b.matched
+                && a.src.is_some()
+                && b.src.is_some()
+                && !targets.contains(&(k + 1))
+                && pairable(&f.instrs[k].kind, &f.instrs[k + 1].kind)
+            {
+                pairs_at.insert(k);
+            }
+        }
+        let mut clobber_old = vec![];
+        let mut clobber_new = vec![];
+        let mut globals_old = vec![];
+        let mut globals_new = vec![];
+        for (d, &v) in dims.var_of.iter().enumerate() {
+            let info = f.func.var(v);
+            let global = matches!(info.kind, VarKind::Global(_));
+            let side = c.var_side(v);
+            if global || info.addr_taken {
+                match side {
+                    Side::Old => clobber_old.push(d),
+                    Side::New => clobber_new.push(d),
+                    Side::Glue => {}
+                }
+            }
+            if global {
+                match side {
+                    Side::Old => globals_old.push(d),
+                    Side::New => globals_new.push(d),
+                    Side::Glue => {}
+                }
+            }
+        }
+        let deadline = opts.timeout.map(|t| Instant::now() + t);
+        Ok(Analyzer {
+            c,
+            f,
+            opts,
+            dims,
+            dim_pairs,
+            states: vec![None; n + 1],
+            contrib: HashMap::new(),
+            preds,
+            loop_heads,
+            head_iters: HashMap::new(),
+            canon_points,
+            pairs_at,
+            clobber_old,
+            clobber_new,
+            globals_old,
+            globals_new,
+            congruent_helpers: congruent_helpers(c),
+            stats: Stats::default(),
+            notes: vec![],
+            deadline,
+        })
+    }
+
+    fn initial(&self) -> Result<State> {
+        let mut data = self.opts.domain.top(self.dims.len()).map_err(derr)?;
+        for (d, &v) in self.dims.var_of.iter().enumerate() {
+            if self.f.func.var(v).ty.is_float() {
+                data.set_integer(d, false).map_err(derr)?;
+            }
+        }
+        // Inputs start equal; the copies remember them; inputs lie in their types' ranges.
+        for inp in &self.c.inputs {
+            let copy = self.dims.of(inp.copy);
+            let sides: Vec<Dim> = [inp.old, inp.new]
+                .into_iter()
+                .flatten()
+                .filter_map(|v| self.dims.of(v))
+                .collect();
+            let ty = &self.f.func.var(inp.copy).ty;
+            for &d in sides.iter().chain(copy.iter()) {
+                if let Some((lo, hi)) = type_range(ty) {
+                    meet(&mut data, &[(1, d)], ConstraintKind::Ge, lo)?;
+                    meet(&mut data, &[(1, d)], ConstraintKind::Le, hi)?;
+                }
+            }
+            if let Some(c) = copy {
+                for &d in &sides {
+                    meet(&mut data, &[(1, d), (-1, c)], ConstraintKind::Eq, 0)?;
+                }
+            }
+        }
+        Ok(vec![Sub {
+            ctx: Ctx::new(),
+            data,
+        }])
+    }
+
+    fn check_time(&self) -> Result<()> {
+        if let Some(d) = self.deadline {
+            if Instant::now() > d {
+                return Err(Error::new("analysis timed out"));
+            }
+        }
+        if self.stats.transfers > MAX_TRANSFERS {
+            return Err(Error::new("analysis step budget exhausted"));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self) -> Result<()> {
+        let n = self.f.instrs.len();
+        self.states[0] = Some(self.initial()?);
+        let mut work: BTreeSet<usize> = BTreeSet::new();
+        work.insert(0);
+        while let Some(p) = work.pop_first() {
+            self.check_time()?;
+            if p >= n {
+                continue;
+            }
+            let Some(state) = self.states[p].clone() else {
+                continue;
+            };
+            let state = self.prepare(p, state)?;
+            self.stats.transfers += 1;
+            self.stats.max_substates = self.stats.max_substates.max(state.len());
+            let paired = self.pairs_at.contains(&p);
+            let (fall, jump, next) = if paired {
+                (self.transfer_pair(p, &state)?, None, p + 2)
+            } else {
+                let (f, j) = self.transfer(p, &state)?;
+                (f, j, p + 1)
+            };
+            if let Some((t, js)) = jump {
+                if self.propagate(p, t, js)? {
+                    work.insert(t);
+                }
+            }
+            // A pair's successor is reached from its second instruction.
+            if self.propagate(next - 1, next, fall)? {
+                work.insert(next);
+            }
+        }
+        Ok(())
+    }
+
+    /// Canonize at canonization points, and whenever the state grows past the cap.
+    fn prepare(&mut self, p: usize, state: State) -> Result<State> {
+        let pairs = &self.dim_pairs;
+        let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
+            state::canonize(state, self.opts.canon, pairs)?
+        } else {
+            state
+        };
+        if s.len() > self.opts.max_substates {
+            self.stats.forced_canonizations += 1;
+            s = state::canonize(s, Canon::JoinEquiv, pairs)?;
+            if s.len() > self.opts.max_substates {
+                s = state::canonize(s, Canon::JoinAll, pairs)?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// Record the state flowing along `from → to`; returns whether `to` must be (re)processed.
+    fn propagate(&mut self, from: usize, to: usize, s: State) -> Result<bool> {
+        let n_preds = self.preds[to].len();
+        let head = self.loop_heads.contains(&to);
+        if n_preds <= 1 && !head {
+            self.states[to] = Some(s);
+            return Ok(true);
+        }
+        self.contrib.insert((from, to), s);
+        let mut union: State = vec![];
+        for &p in &self.preds[to] {
+            if let Some(c) = self.contrib.get(&(p, to)) {
+                union.extend(c.iter().cloned());
+            }
+        }
+        if !head {
+            let canon = if self.opts.canon == Canon::None {
+                Canon::None
+            } else {
+                self.opts.canon
+            };
+            let u = if self.opts.canon_point == CanonPoint::Join {
+                state::canonize(union, canon, &self.dim_pairs)?
+            } else {
+                state::prune(union)?
+            };
+            self.states[to] = Some(u);
+            return Ok(true);
+        }
+        // Loop head: canonical by guards and equivalences so widening pairs sub-states up.
+        let iters = self.head_iters.entry(to).or_insert(0);
+        *iters += 1;
+        let iters = *iters;
+        let key_canon = if iters > MAX_HEAD_ITERS {
+            Canon::JoinAll
+        } else {
+            Canon::None
+        };
+        let mut new = state::canonize(union, key_canon, &self.dim_pairs)?;
+        if new.len() > self.opts.max_substates {
+            new = state::canonize(new, Canon::JoinAll, &self.dim_pairs)?;
+        }
+        let Some(old) = self.states[to].clone() else {
+            self.states[to] = Some(new);
+            return Ok(true);
+        };
+        if state::leq(&new, &old)? {
+            return Ok(false);
+        }
+        let next = if iters > self.opts.widen_delay {
+            self.stats.widenings += 1;
+            let mut w = state::widen(&old, new, key_canon, &self.dim_pairs)?;
+            if w.len() > self.opts.max_substates {
+                w = state::canonize(w, Canon::JoinAll, &self.dim_pairs)?;
+            }
+            w
+        } else {
+            new
+        };
+        self.states[to] = Some(next);
+        Ok(true)
+    }
+
+    // ------------------------------------------------------------------ transformers
+
+    fn side_of_pos(&self, p: usize) -> Side {
+        self.c.origins[p].side
+    }
+
+    /// Fallthrough state and, for a jump, the target and the state taking it.
+    #[allow(clippy::type_complexity)]
+    fn transfer(&mut self, p: usize, state: &State) -> Result<(State, Option<(usize, State)>)> {
+        let ins = &self.f.instrs[p];
+        if let InstrKind::Goto(l) = ins.kind {
+            let t = self.f.labels[l.index()];
+            let mut taken = vec![];
+            let mut fall = vec![];
+            for s in state {
+                match eval_guard(&ins.guard, &s.ctx) {
+                    Tri::True => taken.push(s.clone()),
+                    Tri::False => fall.push(s.clone()),
+                    Tri::Unknown => {
+                        taken.push(assume_guard(s, &ins.guard));
+                        fall.push(s.clone());
+                    }
+                }
+            }
+            return Ok((fall, Some((t, taken))));
+        }
+        let mut out = vec![];
+        for s in state {
+            match eval_guard(&ins.guard, &s.ctx) {
+                Tri::False => out.push(s.clone()),
+                Tri::True => out.extend(self.apply(p, s.clone())?),
+                Tri::Unknown => {
+                    out.extend(self.apply(p, assume_guard(s, &ins.guard))?);
+                    out.push(s.clone());
+                }
+            }
+        }
+        Ok((out, None))
+    }
+
+    /// A matched pair at `p`, `p + 1`: both transfers, plus congruence where both run on equal
+    /// inputs.
+    fn transfer_pair(&mut self, p: usize, state: &State) -> Result<State> {
+        let (io, inew) = (&self.f.instrs[p], &self.f.instrs[p + 1]);
+        let mut out = vec![];
+        for s in state {
+            let both = eval_guard(&io.guard, &s.ctx) == Tri::True
+                && eval_guard(&inew.guard, &s.ctx) == Tri::True;
+            let congruent = both && self.congruent(p, s)?;
+            let (after_old, _) = self.transfer(p, &vec![s.clone()])?;
+            let (after_new, _) = self.transfer(p + 1, &after_old)?;
+            if congruent {
+                let (dold, dnew) = (dest_var(&io.kind), dest_var(&inew.kind));
+                if let (Some(a), Some(b)) = (
+                    dold.and_then(|v| self.dims.of(v)),
+                    dnew.and_then(|v| self.dims.of(v)),
+                ) {
+                    for mut r in after_new {
+                        meet(&mut r.data, &[(1, a), (-1, b)], ConstraintKind::Eq, 0)?;
+                        out.push(r);
+                    }
+                    continue;
+                }
+            }
+            out.extend(after_new);
+        }
+        Ok(out)
+    }
+
+    /// Whether the pair at `p` computes its result from pairwise-equal values.
+    fn congruent(&self, p: usize, s: &Sub) -> Result<bool> {
+        let (a, b) = (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind);
+        let (ea, eb): (Vec<&Expr>, Vec<&Expr>) = match (a, b) {
+            (InstrKind::Assign(_, x), InstrKind::Assign(_, y)) => (vec![x], vec![y]),
+            (
+                InstrKind::Call {
+                    callee: Callee::Direct(fa),
+                    args: xa,
+                    ..
+                },
+                InstrKind::Call {
+                    callee: Callee::Direct(fb),
+                    args: ya,
+                    ..
+                },
+            ) => {
+                let same = fa == fb || *fb == format!("{fa}'");
+                let extern_ok = fa == fb && !self.c.program.functions.iter().any(|f| f.name == *fa);
+                if !same
+                    || !(extern_ok || self.congruent_helpers.contains(fa))
+                    || xa.len() != ya.len()
+                {
+                    return Ok(false);
+                }
+                (xa.iter().collect(), ya.iter().collect())
+            }
+            _ => return Ok(false),
+        };
+        for (x, y) in ea.iter().zip(eb.iter()) {
+            if !self.equal_exprs(x, y, s)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether an old and a new expression provably have the same value in `s`: linear and
+    /// entailed equal, or the same pure expression over pairwise-equal variables.
+    pub fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+        equal_exprs(self.c, &self.dims, self.opts.overflow, x, y, s)
+    }
+
+    /// Apply a non-jump instruction to a sub-state whose guard holds.
+    fn apply(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
+        let ins = &self.f.instrs[p];
+        let side = self.side_of_pos(p);
+        match &ins.kind {
+            InstrKind::SetGuard(g, cond) => {
+                let tr = Tr {
+                    dims: &self.dims,
+                    ctx: &s.ctx,
+                    data: &s.data,
+                    overflow: self.opts.overflow,
+                };
+                let t = tr.cond(cond, true);
+                let f = tr.cond(cond, false);
+                let mut out = vec![];
+                for (val, dnf) in [(true, t), (false, f)] {
+                    let mut base = s.clone();
+                    base.ctx.insert(*g, val);
+                    match dnf {
+                        None => out.push(base),
+                        Some(conjs) => {
+                            for conj in conjs {
+                                let mut piece = base.clone();
+                                piece.data.meet_constraints(&conj).map_err(derr)?;
+                                if !piece.data.is_bottom().map_err(derr)? {
+                                    out.push(piece);
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            InstrKind::Assign(Place::Var(v), e) => self.assign(s, *v, e),
+            InstrKind::Assign(place, _) => {
+                if matches!(place, Place::Deref(..)) {
+                    self.clobber(&mut s, side, true)?;
+                }
+                Ok(vec![s])
+            }
+            InstrKind::Havoc(Place::Var(v)) => {
+                if let Some(d) = self.dims.of(*v) {
+                    s.data.forget(d).map_err(derr)?;
+                }
+                Ok(vec![s])
+            }
+            InstrKind::Havoc(_) | InstrKind::ZeroFill(_) => Ok(vec![s]),
+            InstrKind::Call { dest, callee, args } => {
+                let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(n.trim_end_matches('\'')));
+                let pointers = args.iter().any(|a| a.ty.is_pointer());
+                if !pure {
+                    self.clobber(&mut s, side, pointers)?;
+                }
+                if let Some(d) = dest {
+                    match d {
+                        Place::Var(v) => {
+                            if let Some(dim) = self.dims.of(*v) {
+                                s.data.forget(dim).map_err(derr)?;
+                                let ty = self.f.func.var(*v).ty.clone();
+                                if let Some((lo, hi)) = type_range(&ty) {
+                                    meet(&mut s.data, &[(1, dim)], ConstraintKind::Ge, lo)?;
+                                    meet(&mut s.data, &[(1, dim)], ConstraintKind::Le, hi)?;
+                                }
+                            }
+                        }
+                        Place::Deref(..) => self.clobber(&mut s, side, true)?,
+                        _ => {}
+                    }
+                }
+                Ok(vec![s])
+            }
+            InstrKind::Goto(_) => Ok(vec![s]),
+        }
+    }
+
+    /// Forget what a call or a store through a pointer may change on one side.
+    fn clobber(&self, s: &mut Sub, side: Side, address_taken: bool) -> Result<()> {
+        let dims = match (side, address_taken) {
+            (Side::Old, true) => &self.clobber_old,
+            (Side::Old, false) => &self.globals_old,
+            (_, true) => &self.clobber_new,
+            (_, false) => &self.globals_new,
+        };
+        for &d in dims {
+            s.data.forget(d).map_err(derr)?;
+        }
+        Ok(())
+    }
+
+    fn assign(&mut self, mut s: Sub, v: VarId, e: &Expr) -> Result<Vec<Sub>> {
+        let Some(d) = self.dims.of(v) else {
+            return Ok(vec![s]);
+        };
+        let ty = self.f.func.var(v).ty.clone();
+        // A truth value: split so each piece knows which (keeps `r = a < b` precise).
+        if is_truth_valued(e) {
+            let tr = Tr {
+                dims: &self.dims,
+                ctx: &s.ctx,
+                data: &s.data,
+                overflow: self.opts.overflow,
+            };
+            if let (Some(t), Some(f)) = (tr.cond(e, true), tr.cond(e, false)) {
+                let mut out = vec![];
+                for (val, conjs) in [(1, t), (0, f)] {
+                    for conj in conjs {
+                        let mut piece = s.clone();
+                        piece.data.meet_constraints(&conj).map_err(derr)?;
+                        if piece.data.is_bottom().map_err(derr)? {
+                            continue;
+                        }
+                        piece
+                            .data
+                            .assign_linear(d, &LinExpr::constant(val))
+                            .map_err(derr)?;
+                        out.push(piece);
+                    }
+                }
+                return Ok(out);
+            }
+        }
+        let x = Tr {
+            dims: &self.dims,
+            ctx: &s.ctx,
+            data: &s.data,
+            overflow: self.opts.overflow,
+        }
+        .expr(e);
+        s.data.assign_expr(d, &x).map_err(derr)?;
+        // Wrapping types: a result outside the range is not the C value.
+        let wraps = match &ty {
+            CType::Int { signed: false, .. } | CType::Ptr(_) | CType::Bool => true,
+            CType::Int { signed: true, .. } => self.opts.overflow == Overflow::Wrap,
+            _ => false,
+        };
+        if wraps {
+            if let Some((lo, hi)) = type_range(&ty) {
+                let b = s.data.bounds(&LinExpr::var(d)).map_err(derr)?;
+                if !b.is_empty()
+                    && (b.lower < dizy_domains::Bound::int(lo)
+                        || b.upper > dizy_domains::Bound::int(hi))
+                {
+                    s.data.forget(d).map_err(derr)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi)?;
+                }
+            }
+        }
+        Ok(vec![s])
+    }
+}
+
+/// `Σ aᵢ·dᵢ  kind  -c` … i.e. meet `Σ aᵢ·dᵢ - c kind 0` with `c` on the right-hand side.
+pub fn meet(
+    data: &mut AnyDomain,
+    terms: &[(i128, Dim)],
+    kind: ConstraintKind,
+    rhs: i128,
+) -> Result<()> {
+    let e = LinExpr::from_terms(terms, rhs.checked_neg().unwrap_or(i128::MAX))
+        .ok_or_else(|| Error::new("constraint coefficient overflow"))?;
+    data.meet_constraint(&LinConstraint::new(e, kind))
+        .map_err(derr)
+}
+
+fn is_truth_valued(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary(op, ..) => matches!(
+            op,
+            crate::ir::BinOp::Eq
+                | crate::ir::BinOp::Ne
+                | crate::ir::BinOp::Lt
+                | crate::ir::BinOp::Le
+                | crate::ir::BinOp::Gt
+                | crate::ir::BinOp::Ge
+        ),
+        ExprKind::Logic(..) | ExprKind::Unary(crate::ir::UnOp::LogNot, _) => true,
+        ExprKind::Cast(x) if e.ty == CType::Bool => !x.ty.is_float(),
+        _ => false,
+    }
+}
+
+fn dest_var(k: &InstrKind) -> Option<VarId> {
+    match k {
+        InstrKind::Assign(Place::Var(v), _) => Some(*v),
+        InstrKind::Call {
+            dest: Some(Place::Var(v)),
+            ..
+        } => Some(*v),
+        _ => None,
+    }
+}
+
+fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
+    matches!(
+        (a, b),
+        (
+            InstrKind::Assign(Place::Var(_), _),
+            InstrKind::Assign(Place::Var(_), _)
+        ) | (
+            InstrKind::Call {
+                dest: Some(Place::Var(_)),
+                ..
+            },
+            InstrKind::Call {
+                dest: Some(Place::Var(_)),
+                ..
+            }
+        )
+    )
+}
+
+/// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
+pub fn equal_exprs(
+    c: &Correlated,
+    dims: &Dims,
+    overflow: Overflow,
+    x: &Expr,
+    y: &Expr,
+    s: &Sub,
+) -> Result<bool> {
+    let tr = Tr {
+        dims,
+        ctx: &s.ctx,
+        data: &s.data,
+        overflow,
+    };
+    if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
+        if let Some(diff) = a.checked_sub(&b) {
+            if s.data
+                .entails(&LinConstraint::new(diff, ConstraintKind::Eq))
+                .map_err(derr)?
+            {
+                return Ok(true);
+            }
+        }
+    }
+    same_pure(c, dims, x, y, s)
+}
+
+/// The same expression tree over variables proven pairwise equal (no memory reads).
+fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) {
+        return Ok(false);
+    }
+    Ok(match (&x.kind, &y.kind) {
+        (ExprKind::Int(a), ExprKind::Int(b)) => a == b,
+        (ExprKind::Str(a), ExprKind::Str(b)) => {
+            let st = &c.program.program.strings;
+            st.get(a.index()).is_some() && st.get(a.index()) == st.get(b.index())
+        }
+        (ExprKind::FuncAddr(a), ExprKind::FuncAddr(b)) => {
+            // The same external function, or a helper both versions define identically.
+            a == b || (*b == format!("{a}'") && congruent_helpers(c).contains(a))
+        }
+        (ExprKind::Float(a), ExprKind::Float(b)) => a.to_bits() == b.to_bits(),
+        (ExprKind::Var(a), ExprKind::Var(b)) => {
+            let paired = c.pairs.iter().any(|p| p.old == *a && p.new == *b);
+            if !paired {
+                return Ok(false);
+            }
+            match (dims.of(*a), dims.of(*b)) {
+                (Some(da), Some(db)) => {
+                    let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
+                    s.data
+                        .entails(&LinConstraint::new(e, ConstraintKind::Eq))
+                        .map_err(derr)?
+                }
+                _ => false,
+            }
+        }
+        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => {
+            o1 == o2 && same_pure(c, dims, a, b, s)?
+        }
+        (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, dims, a, b, s)?,
+        (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {
+            o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?
+        }
+        (ExprKind::Logic(o1, a1, b1), ExprKind::Logic(o2, a2, b2)) => {
+            o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?
+        }
+        _ => false,
+    })
+}
+
+/// Helpers defined in both versions with identical code, no globals and no pointer
+/// parameters: equal arguments give equal results.
+fn congruent_helpers(c: &Correlated) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let funcs = &c.program.functions;
+    for f in funcs {
+        if f.name.ends_with('\'') || f.name == c.product().name {
+            continue;
+        }
+        let Some(g) = funcs.iter().find(|x| x.name == format!("{}'", f.name)) else {
+            continue;
+        };
+        let no_globals = |h: &GclFunction| {
+            h.func
+                .vars
+                .iter()
+                .all(|v| !matches!(v.kind, VarKind::Global(_)))
+        };
+        let no_ptrs = |h: &GclFunction| {
+            h.func
+                .params
+                .iter()
+                .all(|p| !h.func.var(*p).ty.is_pointer())
+        };
+        let no_calls = |h: &GclFunction| {
+            h.instrs
+                .iter()
+                .all(|i| !matches!(i.kind, InstrKind::Call { .. }))
+        };
+        if no_globals(f)
+            && no_globals(g)
+            && no_ptrs(f)
+            && no_calls(f)
+            && no_calls(g)
+            && same_code(f, g)
+        {
+            out.insert(f.name.clone());
+        }
+    }
+    out
+}
+
+/// Identical GCL up to the tag (compared through the printed form of each instruction).
+fn same_code(a: &GclFunction, b: &GclFunction) -> bool {
+    if a.instrs.len() != b.instrs.len() || a.func.vars.len() != b.func.vars.len() {
+        return false;
+    }
+    a.instrs
+        .iter()
+        .zip(&b.instrs)
+        .all(|(x, y)| x.guard == y.guard && same_kind(&x.kind, &y.kind))
+        && a.func
+            .vars
+            .iter()
+            .zip(&b.func.vars)
+            .all(|(x, y)| x.name == y.name && x.ty == y.ty)
+}
+
+fn same_kind(a: &InstrKind, b: &InstrKind) -> bool {
+    // Variables and guards share indices between the two copies (they are the same function
+    // body, each in its own frame), so structural equality is the right test.
+    a == b
+}

@@ -1,0 +1,366 @@
+//! Translation of typed IR expressions into the numeric domains' language.
+//!
+//! Takes an IR expression or condition, the sub-state it is evaluated in (guard values and the
+//! numeric value, for range checks) and the dimension of each tracked variable; gives a domain
+//! [`DExpr`] (non-linear parts as the domain's own nodes, anything unmodelled as a bounded or
+//! unbounded unknown) or a condition in disjunctive normal form over linear constraints.
+//!
+//! Integer semantics: signed arithmetic is mathematical (overflow is undefined behaviour in C,
+//! so defined executions never overflow); unsigned arithmetic wraps. Wrapping is modelled
+//! soundly: the ring operations (`+ - *`) are computed mathematically, and wherever the exact
+//! value matters (division, shifts, comparisons, conversions, stores) a value that may lie
+//! outside its type's range is replaced by "any value of the type". With `--overflow wrap`
+//! signed types are treated like unsigned ones. Floating values are analysed as reals.
+
+use dizy_domains::{AnyDomain, ConstraintKind, Expr as DExpr, LinConstraint, LinExpr, NumDomain};
+
+use super::{Ctx, Dims, Overflow};
+use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, UnOp};
+
+/// A condition in disjunctive normal form: a list of conjunctions. `[]` is false, `[[]]` true.
+pub type Dnf = Vec<Vec<LinConstraint>>;
+
+/// Most conjunctions a condition may expand into before it is treated as unknown.
+const MAX_DNF: usize = 16;
+
+pub struct Tr<'a> {
+    pub dims: &'a Dims,
+    pub ctx: &'a Ctx,
+    pub data: &'a AnyDomain,
+    pub overflow: Overflow,
+}
+
+/// The value range of an integer (or pointer) type.
+pub fn type_range(t: &CType) -> Option<(i128, i128)> {
+    match t {
+        CType::Bool => Some((0, 1)),
+        CType::Int { bits, signed: true } => {
+            Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+        }
+        CType::Int {
+            bits,
+            signed: false,
+        } => Some((0, (1i128 << bits) - 1)),
+        CType::Ptr(_) => Some((0, (1i128 << 64) - 1)),
+        _ => None,
+    }
+}
+
+pub fn range_expr(t: &CType) -> DExpr {
+    match type_range(t) {
+        Some((lo, hi)) => DExpr::Range(Some(lo), Some(hi)),
+        None => DExpr::Unknown,
+    }
+}
+
+impl Tr<'_> {
+    /// Whether values of `t` wrap around (so ring results must be range-checked before use).
+    fn wraps(&self, t: &CType) -> bool {
+        match t {
+            CType::Int { signed: false, .. } | CType::Ptr(_) => true,
+            CType::Int { signed: true, .. } => self.overflow == Overflow::Wrap,
+            _ => false,
+        }
+    }
+
+    fn bounds_within(&self, e: &DExpr, lo: i128, hi: i128) -> bool {
+        let Some(l) = e.as_linear() else { return false };
+        match self.data.bounds(&l) {
+            Ok(b) => {
+                b.is_empty()
+                    || (b.lower >= dizy_domains::Bound::int(lo)
+                        && b.upper <= dizy_domains::Bound::int(hi))
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The exact value of `e` as an integer of its type: a wrapping type's mathematical result
+    /// is kept only when provably in range.
+    pub fn exact(&self, e: &Expr) -> DExpr {
+        let x = self.expr(e);
+        if self.wraps(&e.ty) {
+            if let Some((lo, hi)) = type_range(&e.ty) {
+                if matches!(x, DExpr::Const(_) | DExpr::Range(..)) || self.bounds_within(&x, lo, hi)
+                {
+                    return x;
+                }
+                return DExpr::Range(Some(lo), Some(hi));
+            }
+        }
+        x
+    }
+
+    /// Mathematical value of `e` (ring operations unreduced; see module doc).
+    pub fn expr(&self, e: &Expr) -> DExpr {
+        match &e.kind {
+            ExprKind::Int(v) => DExpr::Const(*v),
+            ExprKind::Float(f) => {
+                if f.fract() == 0.0 && f.abs() < 1e30 {
+                    DExpr::Const(*f as i128)
+                } else {
+                    DExpr::Unknown
+                }
+            }
+            ExprKind::Var(v) => match self.dims.of(*v) {
+                Some(d) => DExpr::Var(d),
+                None => range_expr(&e.ty),
+            },
+            ExprKind::Guard(g) => match self.ctx.get(g) {
+                Some(true) => DExpr::Const(1),
+                Some(false) => DExpr::Const(0),
+                None => DExpr::Range(Some(0), Some(1)),
+            },
+            ExprKind::Unary(UnOp::Neg, x) => DExpr::Neg(Box::new(self.expr(x))),
+            ExprKind::Unary(UnOp::BitNot, x) => match &e.ty {
+                // ~x = -x - 1 in two's complement; for unsigned, max - x
+                CType::Int { signed: true, .. } => {
+                    DExpr::sub(DExpr::Neg(Box::new(self.expr(x))), DExpr::Const(1))
+                }
+                t => match type_range(t) {
+                    Some((_, hi)) => DExpr::sub(DExpr::Const(hi), self.exact(x)),
+                    None => DExpr::Unknown,
+                },
+            },
+            ExprKind::Unary(UnOp::LogNot, _) | ExprKind::Logic(..) => {
+                DExpr::Range(Some(0), Some(1))
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty),
+            ExprKind::Cast(x) => self.cast(x, &e.ty),
+            // Memory, addresses and unmodelled values: any value of the type.
+            ExprKind::Load(_)
+            | ExprKind::AddrOf(_)
+            | ExprKind::Str(_)
+            | ExprKind::GlobalAddr(_)
+            | ExprKind::FuncAddr(_)
+            | ExprKind::Opaque(_) => range_expr(&e.ty),
+        }
+    }
+
+    fn binary(&self, op: BinOp, a: &Expr, b: &Expr, ty: &CType) -> DExpr {
+        use BinOp::*;
+        if ty.is_pointer() || a.ty.is_pointer() {
+            // Pointer arithmetic and differences: addresses are not modelled.
+            return match op {
+                Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
+                _ => range_expr(ty),
+            };
+        }
+        let real = ty.is_float();
+        match op {
+            Add => DExpr::add(self.expr(a), self.expr(b)),
+            Sub => DExpr::sub(self.expr(a), self.expr(b)),
+            Mul => DExpr::mul(self.expr(a), self.expr(b)),
+            Div if real => DExpr::real_div(self.expr(a), self.expr(b)),
+            Div => DExpr::div(self.exact(a), self.exact(b)),
+            Rem => DExpr::rem(self.exact(a), self.exact(b)),
+            Shl => match const_of(b) {
+                Some(k) if (0..64).contains(&k) => {
+                    DExpr::mul(self.expr(a), DExpr::Const(1i128 << k))
+                }
+                _ => range_expr(ty),
+            },
+            Shr => match const_of(b) {
+                Some(k) if (0..64).contains(&k) => {
+                    let x = self.exact(a);
+                    // Arithmetic shift floors; division truncates: equal for non-negative x.
+                    if self.bounds_within(&x, 0, i128::MAX)
+                        || !matches!(a.ty, CType::Int { signed: true, .. })
+                    {
+                        DExpr::div(x, DExpr::Const(1i128 << k))
+                    } else {
+                        range_expr(ty)
+                    }
+                }
+                _ => range_expr(ty),
+            },
+            BitAnd => {
+                let mask = const_of(b).or_else(|| const_of(a));
+                let other = if const_of(b).is_some() { a } else { b };
+                match mask {
+                    Some(m) if m >= 0 => {
+                        let x = self.exact(other);
+                        if self.bounds_within(&x, 0, m) && (m + 1) & m == 0 {
+                            x
+                        } else if (m + 1) & m == 0 && self.bounds_within(&x, 0, i128::MAX) {
+                            DExpr::rem(x, DExpr::Const(m + 1))
+                        } else {
+                            DExpr::Range(Some(0), Some(m))
+                        }
+                    }
+                    _ => range_expr(ty),
+                }
+            }
+            BitOr | BitXor => range_expr(ty),
+            Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
+            PtrDiff => range_expr(ty),
+        }
+    }
+
+    fn cast(&self, x: &Expr, to: &CType) -> DExpr {
+        let from = &x.ty;
+        match to {
+            CType::Bool => match self.cond(x, true) {
+                Some(d) if d.is_empty() => DExpr::Const(0),
+                Some(d) if d.iter().any(|c| c.is_empty()) => DExpr::Const(1),
+                _ => DExpr::Range(Some(0), Some(1)),
+            },
+            CType::Float | CType::Double => {
+                if from.is_arith() {
+                    if from.is_integer() {
+                        self.exact(x)
+                    } else {
+                        self.expr(x)
+                    }
+                } else {
+                    DExpr::Unknown
+                }
+            }
+            t if t.is_integer() || t.is_pointer() => {
+                let Some((lo, hi)) = type_range(t) else {
+                    return DExpr::Unknown;
+                };
+                if from.is_float() {
+                    // Truncation toward zero of a real: only integral values are exact.
+                    return DExpr::Range(Some(lo), Some(hi));
+                }
+                let v = self.exact(x);
+                let fits = match type_range(from) {
+                    Some((flo, fhi)) => flo >= lo && fhi <= hi,
+                    None => false,
+                };
+                if fits
+                    || matches!(v, DExpr::Const(c) if c >= lo && c <= hi)
+                    || self.bounds_within(&v, lo, hi)
+                {
+                    v
+                } else {
+                    DExpr::Range(Some(lo), Some(hi))
+                }
+            }
+            _ => DExpr::Unknown,
+        }
+    }
+
+    /// A linear form of the exact value, if there is one.
+    pub fn linear(&self, e: &Expr) -> Option<LinExpr> {
+        self.exact(e).as_linear()
+    }
+
+    /// The condition `e != 0` (when `positive`) or `e == 0`, in DNF; `None` when it cannot be
+    /// expressed (then neither branch can be constrained).
+    pub fn cond(&self, e: &Expr, positive: bool) -> Option<Dnf> {
+        match &e.kind {
+            ExprKind::Int(v) => Some(if (*v != 0) == positive {
+                vec![vec![]]
+            } else {
+                vec![]
+            }),
+            ExprKind::Guard(g) => match self.ctx.get(g) {
+                Some(v) => Some(if *v == positive { vec![vec![]] } else { vec![] }),
+                None => None,
+            },
+            ExprKind::Unary(UnOp::LogNot, x) => self.cond(x, !positive),
+            ExprKind::Logic(op, a, b) => {
+                let conj = (*op == LogicOp::And) == positive;
+                let (ca, cb) = (self.cond(a, positive), self.cond(b, positive));
+                if conj {
+                    // both must hold; an unknown side only weakens
+                    match (ca, cb) {
+                        (Some(x), Some(y)) => product(&x, &y),
+                        (Some(x), None) | (None, Some(x)) => Some(x),
+                        (None, None) => None,
+                    }
+                } else {
+                    let (x, y) = (ca?, cb?);
+                    let mut out = x;
+                    out.extend(y);
+                    (out.len() <= MAX_DNF).then_some(out)
+                }
+            }
+            ExprKind::Binary(op, a, b)
+                if matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) =>
+            {
+                if a.ty.is_pointer() && !(is_null(a) || is_null(b)) {
+                    // addresses of distinct objects: only same-variable comparisons are modelled
+                    if !matches!((&a.kind, &b.kind), (ExprKind::Var(_), ExprKind::Var(_))) {
+                        return None;
+                    }
+                }
+                let la = self.linear(a)?;
+                let lb = self.linear(b)?;
+                let kind = match op {
+                    BinOp::Eq => ConstraintKind::Eq,
+                    BinOp::Ne => ConstraintKind::Ne,
+                    BinOp::Lt => ConstraintKind::Lt,
+                    BinOp::Le => ConstraintKind::Le,
+                    BinOp::Gt => ConstraintKind::Gt,
+                    _ => ConstraintKind::Ge,
+                };
+                let kind = if positive { kind } else { kind.complement() };
+                let c = LinConstraint::compare(&la, kind, &lb)?;
+                Some(self.split(c))
+            }
+            ExprKind::Cast(x)
+                if x.ty.is_scalar() && (e.ty == CType::Bool || widening(&x.ty, &e.ty)) =>
+            {
+                self.cond(x, positive)
+            }
+            _ => {
+                let l = self.linear(e)?;
+                let kind = if positive {
+                    ConstraintKind::Ne
+                } else {
+                    ConstraintKind::Eq
+                };
+                Some(self.split(LinConstraint::new(l, kind)))
+            }
+        }
+    }
+
+    /// `≠` becomes two convex pieces; other constraints one.
+    fn split(&self, c: LinConstraint) -> Dnf {
+        let integral = c.expr.dims().all(|d| self.data.is_integer(d));
+        match c.split_ne(integral) {
+            Some([a, b]) => vec![vec![a], vec![b]],
+            None => vec![vec![c]],
+        }
+    }
+}
+
+fn product(a: &Dnf, b: &Dnf) -> Option<Dnf> {
+    if a.len() * b.len() > MAX_DNF {
+        return None;
+    }
+    let mut out = vec![];
+    for x in a {
+        for y in b {
+            let mut c = x.clone();
+            c.extend(y.iter().cloned());
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+fn const_of(e: &Expr) -> Option<i128> {
+    match e.kind {
+        ExprKind::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn is_null(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Int(0))
+}
+
+/// A conversion that keeps every value (integer to a wider or equal range).
+fn widening(from: &CType, to: &CType) -> bool {
+    match (type_range(from), type_range(to)) {
+        (Some((a, b)), Some((c, d))) => c <= a && b <= d,
+        _ => from.is_arith() && to.is_float(),
+    }
+}

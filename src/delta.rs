@@ -1,0 +1,350 @@
+//! Δ at diff points and the verdict (DIZY §5.1).
+//!
+//! Takes the correlating program and the analysis fixpoint; gives, for every diff point, the
+//! *equivalent* sub-states (with the input constraints under which they hold) and the
+//! *differing* pieces `d ⊓ (v < v')`, `d ⊓ (v > v')` (which variables differ, and the
+//! constraints over old, new and initial values), plus whether the function is proven
+//! equivalent: Δ empty at every diff point. Effects (output, unknown calls, stores to memory the
+//! caller sees) are compared argument by argument before they happen; an effect only one
+//! version may perform is a difference.
+
+use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
+
+use crate::analysis::{derr, equal_exprs, eval_guard, Analysis, Overflow, Sub, Tri};
+use crate::correlate::{Correlated, DiffKind, DiffPoint};
+use crate::diag::Result;
+use crate::gcl::InstrKind;
+use crate::ir::{Expr, Place};
+
+/// Entries reported per diff point and kind before the rest is summarized.
+const MAX_ENTRIES: usize = 24;
+
+#[derive(Clone, Debug)]
+pub struct EqState {
+    /// Constraints over the inputs' initial values (`x₀ <= -1`); empty means "any input".
+    pub constraints: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DiffState {
+    /// What differs (`retval`, `argument 1 of printf`, `printf only in the new version`).
+    pub vars: Vec<String>,
+    /// Constraints over the differing variables (old and new) and the inputs.
+    pub constraints: Vec<String>,
+    /// The same piece projected onto the initial values of the inputs (a witness seed).
+    pub inputs: Vec<String>,
+    /// An integer point of the input projection, if one was found cheaply.
+    pub seed: Option<Vec<(String, i128)>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PointDelta {
+    pub label: String,
+    pub kind: DiffKind,
+    pub old_line: u32,
+    pub new_line: u32,
+    pub compared: Vec<String>,
+    pub reachable: bool,
+    pub equivalent: Vec<EqState>,
+    pub different: Vec<DiffState>,
+    /// Entries left out beyond [`MAX_ENTRIES`].
+    pub omitted: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Delta {
+    pub points: Vec<PointDelta>,
+    /// Δ is empty everywhere.
+    pub equivalent: bool,
+}
+
+pub fn compute(c: &Correlated, a: &Analysis, overflow: Overflow) -> Result<Delta> {
+    let mut points = vec![];
+    for d in &c.diff_points {
+        points.push(point(c, a, overflow, d)?);
+    }
+    let equivalent = points.iter().all(|p| p.different.is_empty());
+    Ok(Delta { points, equivalent })
+}
+
+struct Names<'a> {
+    c: &'a Correlated,
+    a: &'a Analysis,
+}
+
+impl Names<'_> {
+    fn dim(&self, d: Dim) -> String {
+        self.a.dims.names[d].clone()
+    }
+    fn input_dims(&self) -> Vec<Dim> {
+        self.c
+            .inputs
+            .iter()
+            .filter_map(|i| self.a.dims.of(i.copy))
+            .collect()
+    }
+    /// Constraints of `data` restricted to `keep` (in the order given), as text.
+    fn text(&self, data: &AnyDomain, keep: &[Dim]) -> Result<Vec<String>> {
+        let mut keep: Vec<Dim> = keep.to_vec();
+        keep.sort_unstable();
+        keep.dedup();
+        let p = data.project(&keep).map_err(derr)?;
+        let names: Vec<String> = keep.iter().map(|&d| self.dim(d)).collect();
+        let mut out = p.to_strings(&names).map_err(derr)?;
+        // Bounds that only restate an input's C type say nothing.
+        let f = self.c.product();
+        out.retain(|txt| {
+            !keep.iter().any(|&d| {
+                let v = self.a.dims.var_of[d];
+                match crate::analysis::type_range(&f.func.var(v).ty) {
+                    Some((lo, hi)) => {
+                        let n = &self.a.dims.names[d];
+                        *txt == format!("{n} >= {lo}") || *txt == format!("{n} <= {hi}")
+                    }
+                    None => false,
+                }
+            })
+        });
+        out.sort();
+        Ok(out)
+    }
+    fn seed(&self, data: &AnyDomain) -> Option<Vec<(String, i128)>> {
+        let keep = self.input_dims();
+        let p = data.project(&keep).ok()?;
+        let point = p.integer_point().ok()??;
+        Some(
+            keep.iter()
+                .zip(point)
+                .map(|(&d, v)| (self.dim(d).trim_end_matches('₀').to_string(), v))
+                .collect(),
+        )
+    }
+}
+
+fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Result<PointDelta> {
+    let names = Names { c, a };
+    let f = c.product();
+    let compared: Vec<String> = d
+        .pairs
+        .iter()
+        .map(|&k| f.func.var(c.pairs[k].old).name.clone())
+        .collect();
+    let mut out = PointDelta {
+        label: d.label.clone(),
+        kind: d.kind.clone(),
+        old_line: d.old_line,
+        new_line: d.new_line,
+        compared,
+        reachable: false,
+        equivalent: vec![],
+        different: vec![],
+        omitted: 0,
+    };
+    let Some(state) = a.states.get(d.pos).cloned().flatten() else {
+        return Ok(out);
+    };
+    match d.kind {
+        DiffKind::Return | DiffKind::Exit => {
+            let pairs: Vec<(String, Dim, Dim)> = d
+                .pairs
+                .iter()
+                .filter_map(|&k| {
+                    let p = &c.pairs[k];
+                    Some((
+                        f.func.var(p.old).name.clone(),
+                        a.dims.of(p.old)?,
+                        a.dims.of(p.new)?,
+                    ))
+                })
+                .collect();
+            for s in &state {
+                if d.kind == DiffKind::Return
+                    && !(s.ctx.get(&c.old_ret) == Some(&true)
+                        && s.ctx.get(&c.new_ret) == Some(&true))
+                {
+                    continue;
+                }
+                if s.data.is_bottom().map_err(derr)? {
+                    continue;
+                }
+                out.reachable = true;
+                compare_values(&names, s, &pairs, &mut out)?;
+            }
+        }
+        DiffKind::Output(_) | DiffKind::Effect(_) => {
+            for s in &state {
+                if s.data.is_bottom().map_err(derr)? {
+                    continue;
+                }
+                compare_effect(c, a, overflow, &names, d, s, &mut out)?;
+            }
+        }
+    }
+    dedupe(&mut out);
+    Ok(out)
+}
+
+fn eq_constraint(x: Dim, y: Dim, kind: ConstraintKind) -> LinConstraint {
+    LinConstraint::new(
+        LinExpr::from_terms(&[(1, x), (-1, y)], 0).expect("small"),
+        kind,
+    )
+}
+
+fn compare_values(
+    names: &Names<'_>,
+    s: &Sub,
+    pairs: &[(String, Dim, Dim)],
+    out: &mut PointDelta,
+) -> Result<()> {
+    let inputs = names.input_dims();
+    // The equivalent part.
+    let mut eq = s.data.clone();
+    for &(_, x, y) in pairs {
+        eq.meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))
+            .map_err(derr)?;
+    }
+    if !eq.is_bottom().map_err(derr)? {
+        out.equivalent.push(EqState {
+            constraints: names.text(&eq, &inputs)?,
+        });
+    }
+    // The differing pieces.
+    for &(_, x, y) in pairs {
+        for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
+            let mut piece = s.data.clone();
+            piece
+                .meet_constraint(&eq_constraint(x, y, kind))
+                .map_err(derr)?;
+            if piece.is_bottom().map_err(derr)? {
+                continue;
+            }
+            let mut vars = vec![];
+            let mut keep = inputs.clone();
+            for (n2, x2, y2) in pairs {
+                if !piece
+                    .entails(&eq_constraint(*x2, *y2, ConstraintKind::Eq))
+                    .map_err(derr)?
+                {
+                    vars.push(n2.clone());
+                    keep.push(*x2);
+                    keep.push(*y2);
+                }
+            }
+            out.different.push(DiffState {
+                vars,
+                constraints: names.text(&piece, &keep)?,
+                inputs: names.text(&piece, &inputs)?,
+                seed: names.seed(&piece),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The expressions an effect depends on: call arguments, or a store's address parts and value.
+fn effect_exprs(k: &InstrKind) -> Vec<&Expr> {
+    fn place<'a>(p: &'a Place, out: &mut Vec<&'a Expr>) {
+        match p {
+            Place::Var(_) => {}
+            Place::Deref(e, _) => out.push(e),
+            Place::Index(b, i, _) => {
+                place(b, out);
+                out.push(i);
+            }
+            Place::Field(b, ..) => place(b, out),
+        }
+    }
+    let mut out = vec![];
+    match k {
+        InstrKind::Call { callee, args, .. } => {
+            if let crate::ir::Callee::Indirect(e) = callee {
+                out.push(e);
+            }
+            out.extend(args.iter());
+        }
+        InstrKind::Assign(p, v) => {
+            place(p, &mut out);
+            out.push(v);
+        }
+        _ => {}
+    }
+    out
+}
+
+fn compare_effect(
+    c: &Correlated,
+    a: &Analysis,
+    overflow: Overflow,
+    names: &Names<'_>,
+    d: &DiffPoint,
+    s: &Sub,
+    out: &mut PointDelta,
+) -> Result<()> {
+    let f = c.product();
+    let what = match &d.kind {
+        DiffKind::Output(n) | DiffKind::Effect(n) => n.clone(),
+        _ => String::new(),
+    };
+    let guard =
+        |pos: Option<usize>| pos.map_or(Tri::False, |p| eval_guard(&f.instrs[p].guard, &s.ctx));
+    let (go, gn) = (guard(d.old_pos), guard(d.new_pos));
+    if go == Tri::False && gn == Tri::False {
+        return Ok(());
+    }
+    out.reachable = true;
+    let inputs = names.input_dims();
+    let only = match (go, gn) {
+        (Tri::False, _) => Some("new"),
+        (_, Tri::False) => Some("old"),
+        _ => None,
+    };
+    let mut differs: Vec<String> = vec![];
+    if let Some(side) = only {
+        differs.push(format!("{what} only in the {side} version"));
+    } else {
+        if go == Tri::Unknown || gn == Tri::Unknown {
+            differs.push(format!("{what} may happen in only one version"));
+        }
+        let (ko, kn) = (
+            &f.instrs[d.old_pos.expect("both")].kind,
+            &f.instrs[d.new_pos.expect("both")].kind,
+        );
+        let (xo, xn) = (effect_exprs(ko), effect_exprs(kn));
+        if xo.len() != xn.len() {
+            differs.push(format!("{what} differs in shape"));
+        } else {
+            for (k, (x, y)) in xo.iter().zip(&xn).enumerate() {
+                if !equal_exprs(c, &a.dims, overflow, x, y, s)? {
+                    differs.push(format!("{what} operand {}", k + 1));
+                }
+            }
+        }
+    }
+    if differs.is_empty() {
+        out.equivalent.push(EqState {
+            constraints: names.text(&s.data, &inputs)?,
+        });
+    } else {
+        out.different.push(DiffState {
+            vars: differs,
+            constraints: names.text(&s.data, &inputs)?,
+            inputs: names.text(&s.data, &inputs)?,
+            seed: names.seed(&s.data),
+        });
+    }
+    Ok(())
+}
+
+fn dedupe(p: &mut PointDelta) {
+    let mut seen = std::collections::HashSet::new();
+    p.equivalent
+        .retain(|e| seen.insert(e.constraints.join("\u{1}")));
+    let mut seen = std::collections::HashSet::new();
+    p.different
+        .retain(|e| seen.insert(format!("{:?}|{}", e.vars, e.constraints.join("\u{1}"))));
+    let total = p.equivalent.len() + p.different.len();
+    p.equivalent.truncate(MAX_ENTRIES);
+    p.different.truncate(MAX_ENTRIES);
+    p.omitted = total - p.equivalent.len() - p.different.len();
+}
