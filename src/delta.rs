@@ -10,7 +10,7 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use crate::analysis::{derr, equal_exprs, eval_guard, Analysis, Overflow, Sub, Tri};
+use crate::analysis::{equal_exprs, eval_guard, Analysis, Overflow, Soft, Sub, Tri};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
@@ -88,9 +88,12 @@ impl Names<'_> {
         let mut keep: Vec<Dim> = keep.to_vec();
         keep.sort_unstable();
         keep.dedup();
-        let p = data.project(&keep).map_err(derr)?;
         let names: Vec<String> = keep.iter().map(|&d| self.dim(d)).collect();
-        let mut out = p.to_strings(&names).map_err(derr)?;
+        // Printing needs a projection, which may run out of budget: then say so.
+        let mut out = match data.project(&keep).and_then(|p| p.to_strings(&names)) {
+            Ok(v) => v,
+            Err(_) => return Ok(vec!["(constraints too large to print)".to_string()]),
+        };
         // Bounds that only restate an input's C type say nothing.
         let f = self.c.product();
         out.retain(|txt| {
@@ -164,7 +167,7 @@ fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Res
                 {
                     continue;
                 }
-                if s.data.is_bottom().map_err(derr)? {
+                if s.data.s_is_bottom()? {
                     continue;
                 }
                 out.reachable = true;
@@ -173,7 +176,7 @@ fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Res
         }
         DiffKind::Output(_) | DiffKind::Effect(_) => {
             for s in &state {
-                if s.data.is_bottom().map_err(derr)? {
+                if s.data.s_is_bottom()? {
                     continue;
                 }
                 compare_effect(c, a, overflow, &names, d, s, &mut out)?;
@@ -201,10 +204,9 @@ fn compare_values(
     // The equivalent part.
     let mut eq = s.data.clone();
     for &(_, x, y) in pairs {
-        eq.meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))
-            .map_err(derr)?;
+        eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))?;
     }
-    if !eq.is_bottom().map_err(derr)? {
+    if !eq.s_is_bottom()? {
         out.equivalent.push(EqState {
             constraints: names.text(&eq, &inputs)?,
         });
@@ -213,19 +215,14 @@ fn compare_values(
     for &(_, x, y) in pairs {
         for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
             let mut piece = s.data.clone();
-            piece
-                .meet_constraint(&eq_constraint(x, y, kind))
-                .map_err(derr)?;
-            if piece.is_bottom().map_err(derr)? {
+            piece.s_meet_constraint(&eq_constraint(x, y, kind))?;
+            if piece.s_is_bottom()? {
                 continue;
             }
             let mut vars = vec![];
             let mut keep = inputs.clone();
             for (n2, x2, y2) in pairs {
-                if !piece
-                    .entails(&eq_constraint(*x2, *y2, ConstraintKind::Eq))
-                    .map_err(derr)?
-                {
+                if !piece.s_entails(&eq_constraint(*x2, *y2, ConstraintKind::Eq))? {
                     vars.push(n2.clone());
                     keep.push(*x2);
                     keep.push(*y2);

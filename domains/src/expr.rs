@@ -388,6 +388,18 @@ pub(crate) fn assign_expr<D: NumDomain>(dom: &mut D, dim: Dim, e: &Expr) -> Resu
     } else {
         dom.remove_dims(&fresh)
     };
+    if dom.dims() != base {
+        // The projection failed (e.g. out of work budget): know nothing over the original
+        // dimensions, keeping which of them are real (sound, and the shape callers expect).
+        let ints: Vec<bool> = (0..base).map(|d| dom.is_integer(d)).collect();
+        let mut top = dom.top_like(base)?;
+        for (d, int) in ints.into_iter().enumerate() {
+            if !int {
+                top.set_integer(d, false)?;
+            }
+        }
+        *dom = top;
+    }
     result.and(cleanup)
 }
 

@@ -838,6 +838,26 @@ impl<K: Kind> Shape<K> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
         check(budgeted(|| unsafe { K::join(self.raw, o.raw) }))?;
+        self.minimize_locked()
+    }
+
+    /// PPL computes polyhedral hulls by queueing the other operand's generators as
+    /// "pending"; a value joined again and again (loop heads, canonization) then carries every
+    /// generator it ever saw, and each copy and test pays for all of them. Minimizing after a
+    /// join keeps the representation as small as the polyhedron. Call with the lock held.
+    fn minimize_locked(&mut self) -> Result<()> {
+        if K::OCTAGONAL {
+            return Ok(());
+        }
+        let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
+        // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag`, so the cast is the
+        // identity; valid handle and out-pointer; lock held by the caller.
+        check(budgeted(|| unsafe {
+            ffi::ppl_Polyhedron_get_minimized_constraints(
+                self.raw as ffi::ppl_Polyhedron_t,
+                &mut cs,
+            )
+        }))?;
         Ok(())
     }
 

@@ -15,11 +15,12 @@
 //! computing the same expression from equal values, and matched calls with equal arguments,
 //! give equal results (congruence).
 
+mod dead;
 mod state;
 mod translate;
 
-pub use state::{derr, equiv_set, State, Sub};
-pub use translate::{type_range, Tr};
+pub use state::{derr, equiv_set, Soft, State, Sub};
+pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -71,6 +72,9 @@ pub struct Options {
     /// Join-All): precision degrades, soundness does not.
     pub max_substates: usize,
     pub timeout: Option<Duration>,
+    /// Work budget of each polyhedra/octagon operation (PPL's deterministic weight units);
+    /// an operation that exceeds it gives a sound over-approximation instead.
+    pub op_budget: Option<u64>,
 }
 
 impl Default for Options {
@@ -83,6 +87,10 @@ impl Default for Options {
             overflow: Overflow::Math,
             max_substates: 64,
             timeout: None,
+            op_budget: std::env::var("DIZY_OP_BUDGET")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .or(Some(DEFAULT_OP_BUDGET)),
         }
     }
 }
@@ -158,9 +166,17 @@ fn assume_guard(s: &Sub, g: &Guard) -> Sub {
     s
 }
 
+/// Default PPL work budget per operation: well above what ordinary states need, far below a
+/// blow-up.
+pub const DEFAULT_OP_BUDGET: u64 = 200_000;
+
 pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
+    dizy_domains::ppl::set_operation_budget(opts.op_budget);
     let mut a = Analyzer::new(c, opts)?;
-    a.run()?;
+    state::set_deadline(a.deadline);
+    let r = a.run();
+    state::set_deadline(None);
+    r?;
     Ok(Analysis {
         dims: a.dims,
         states: a.states,
@@ -196,6 +212,14 @@ struct Analyzer<'a> {
     stats: Stats,
     notes: Vec<String>,
     deadline: Option<Instant>,
+    /// `DIZY_TRACE=1`: print each worklist step on stderr (debugging aid).
+    trace: bool,
+    /// Dimensions and guards to forget at each loop head.
+    dead_dims: HashMap<usize, Vec<Dim>>,
+    dead_guards: HashMap<usize, Vec<GuardId>>,
+    /// Dimensions and guards that die at each position (forgotten as states reach it).
+    dying_dims: Vec<Vec<Dim>>,
+    dying_guards: Vec<Vec<GuardId>>,
 }
 
 /// Most worklist steps before the analysis gives up (reported as a timeout).
@@ -291,6 +315,30 @@ impl<'a> Analyzer<'a> {
             }
         }
         let deadline = opts.timeout.map(|t| Instant::now() + t);
+        let mut pinned: HashSet<VarId> = c.inputs.iter().map(|i| i.copy).collect();
+        for d in &c.diff_points {
+            for &k in &d.pairs {
+                pinned.insert(c.pairs[k].old);
+                pinned.insert(c.pairs[k].new);
+            }
+        }
+        let mut dead_dims = HashMap::new();
+        let mut dead_guards = HashMap::new();
+        let (dv, dying_guards) = dead::dying(f, &pinned);
+        let dying_dims: Vec<Vec<Dim>> = dv
+            .iter()
+            .map(|vs| vs.iter().filter_map(|v| dims.of(*v)).collect())
+            .collect();
+        for (h, d) in dead::dead_at_heads(f, &pinned) {
+            dead_dims.insert(
+                h,
+                d.vars
+                    .iter()
+                    .filter_map(|v| dims.of(*v))
+                    .collect::<Vec<Dim>>(),
+            );
+            dead_guards.insert(h, d.guards);
+        }
         Ok(Analyzer {
             c,
             f,
@@ -312,6 +360,11 @@ impl<'a> Analyzer<'a> {
             stats: Stats::default(),
             notes: vec![],
             deadline,
+            trace: std::env::var_os("DIZY_TRACE").is_some(),
+            dead_dims,
+            dead_guards,
+            dying_dims,
+            dying_guards,
         })
     }
 
@@ -332,6 +385,9 @@ impl<'a> Analyzer<'a> {
                 .collect();
             let ty = &self.f.func.var(inp.copy).ty;
             for &d in sides.iter().chain(copy.iter()) {
+                if !wraps(ty, self.opts.overflow) {
+                    continue;
+                }
                 if let Some((lo, hi)) = type_range(ty) {
                     meet(&mut data, &[(1, d)], ConstraintKind::Ge, lo)?;
                     meet(&mut data, &[(1, d)], ConstraintKind::Le, hi)?;
@@ -375,8 +431,26 @@ impl<'a> Analyzer<'a> {
                 continue;
             };
             let state = self.prepare(p, state)?;
+            if self.trace {
+                let sizes: Vec<usize> = state
+                    .iter()
+                    .map(|x| x.data.constraints().map(|c| c.len()).unwrap_or(0))
+                    .collect();
+                if std::env::var_os("DIZY_TRACE_FULL").is_some() {
+                    for x in &state {
+                        eprintln!("[dizy]     {:?}", x.data.to_strings(&self.dims.names));
+                    }
+                }
+                eprintln!(
+                    "[dizy] pos {p} ({} sub-states, constraints {:?}) {:?}",
+                    state.len(),
+                    sizes,
+                    self.f.instrs[p].kind
+                );
+            }
             self.stats.transfers += 1;
             self.stats.max_substates = self.stats.max_substates.max(state.len());
+            let t0 = Instant::now();
             let paired = self.pairs_at.contains(&p);
             let (fall, jump, next) = if paired {
                 (self.transfer_pair(p, &state)?, None, p + 2)
@@ -384,6 +458,9 @@ impl<'a> Analyzer<'a> {
                 let (f, j) = self.transfer(p, &state)?;
                 (f, j, p + 1)
             };
+            if self.trace {
+                eprintln!("[dizy]   transfer {} ms", t0.elapsed().as_millis());
+            }
             if let Some((t, js)) = jump {
                 if self.propagate(p, t, js)? {
                     work.insert(t);
@@ -416,7 +493,19 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Record the state flowing along `from → to`; returns whether `to` must be (re)processed.
-    fn propagate(&mut self, from: usize, to: usize, s: State) -> Result<bool> {
+    fn propagate(&mut self, from: usize, to: usize, mut s: State) -> Result<bool> {
+        // What dies on the way is forgotten, so stale values neither split nor slow states.
+        let (dd, dg) = (&self.dying_dims[to], &self.dying_guards[to]);
+        if !dd.is_empty() || !dg.is_empty() {
+            for sub in s.iter_mut() {
+                for &d in dd {
+                    sub.data.s_forget(d)?;
+                }
+                for g in dg {
+                    sub.ctx.remove(g);
+                }
+            }
+        }
         let n_preds = self.preds[to].len();
         let head = self.loop_heads.contains(&to);
         if n_preds <= 1 && !head {
@@ -444,7 +533,18 @@ impl<'a> Analyzer<'a> {
             self.states[to] = Some(u);
             return Ok(true);
         }
-        // Loop head: canonical by guards and equivalences so widening pairs sub-states up.
+        // Loop head: forget what the loop body overwrites before reading, then make the state
+        // canonical by guards and equivalences so widening pairs sub-states up.
+        if let (Some(dd), Some(dg)) = (self.dead_dims.get(&to), self.dead_guards.get(&to)) {
+            for s in union.iter_mut() {
+                for &d in dd {
+                    s.data.s_forget(d)?;
+                }
+                for g in dg {
+                    s.ctx.remove(g);
+                }
+            }
+        }
         let iters = self.head_iters.entry(to).or_insert(0);
         *iters += 1;
         let iters = *iters;
@@ -529,6 +629,18 @@ impl<'a> Analyzer<'a> {
             let congruent = both && self.congruent(p, s)?;
             let (after_old, _) = self.transfer(p, &vec![s.clone()])?;
             let (after_new, _) = self.transfer(p + 1, &after_old)?;
+            if let (true, InstrKind::SetGuard(go, _), InstrKind::SetGuard(gn, _)) =
+                (congruent, &io.kind, &inew.kind)
+            {
+                // Equal conditions: the two guards take the same value (the mixed pieces are
+                // infeasible even when the condition is beyond the numeric domain).
+                out.extend(
+                    after_new
+                        .into_iter()
+                        .filter(|r| r.ctx.get(go) == r.ctx.get(gn)),
+                );
+                continue;
+            }
             if congruent {
                 let (dold, dnew) = (dest_var(&io.kind), dest_var(&inew.kind));
                 if let (Some(a), Some(b)) = (
@@ -552,6 +664,7 @@ impl<'a> Analyzer<'a> {
         let (a, b) = (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind);
         let (ea, eb): (Vec<&Expr>, Vec<&Expr>) = match (a, b) {
             (InstrKind::Assign(_, x), InstrKind::Assign(_, y)) => (vec![x], vec![y]),
+            (InstrKind::SetGuard(_, x), InstrKind::SetGuard(_, y)) => (vec![x], vec![y]),
             (
                 InstrKind::Call {
                     callee: Callee::Direct(fa),
@@ -613,8 +726,8 @@ impl<'a> Analyzer<'a> {
                         Some(conjs) => {
                             for conj in conjs {
                                 let mut piece = base.clone();
-                                piece.data.meet_constraints(&conj).map_err(derr)?;
-                                if !piece.data.is_bottom().map_err(derr)? {
+                                piece.data.s_meet_constraints(&conj)?;
+                                if !piece.data.s_is_bottom()? {
                                     out.push(piece);
                                 }
                             }
@@ -632,7 +745,7 @@ impl<'a> Analyzer<'a> {
             }
             InstrKind::Havoc(Place::Var(v)) => {
                 if let Some(d) = self.dims.of(*v) {
-                    s.data.forget(d).map_err(derr)?;
+                    s.data.s_forget(d)?;
                 }
                 Ok(vec![s])
             }
@@ -647,9 +760,11 @@ impl<'a> Analyzer<'a> {
                     match d {
                         Place::Var(v) => {
                             if let Some(dim) = self.dims.of(*v) {
-                                s.data.forget(dim).map_err(derr)?;
+                                s.data.s_forget(dim)?;
                                 let ty = self.f.func.var(*v).ty.clone();
-                                if let Some((lo, hi)) = type_range(&ty) {
+                                let range =
+                                    type_range(&ty).filter(|_| wraps(&ty, self.opts.overflow));
+                                if let Some((lo, hi)) = range {
                                     meet(&mut s.data, &[(1, dim)], ConstraintKind::Ge, lo)?;
                                     meet(&mut s.data, &[(1, dim)], ConstraintKind::Le, hi)?;
                                 }
@@ -674,7 +789,7 @@ impl<'a> Analyzer<'a> {
             (_, false) => &self.globals_new,
         };
         for &d in dims {
-            s.data.forget(d).map_err(derr)?;
+            s.data.s_forget(d)?;
         }
         Ok(())
     }
@@ -697,14 +812,11 @@ impl<'a> Analyzer<'a> {
                 for (val, conjs) in [(1, t), (0, f)] {
                     for conj in conjs {
                         let mut piece = s.clone();
-                        piece.data.meet_constraints(&conj).map_err(derr)?;
-                        if piece.data.is_bottom().map_err(derr)? {
+                        piece.data.s_meet_constraints(&conj)?;
+                        if piece.data.s_is_bottom()? {
                             continue;
                         }
-                        piece
-                            .data
-                            .assign_linear(d, &LinExpr::constant(val))
-                            .map_err(derr)?;
+                        piece.data.s_assign_linear(d, &LinExpr::constant(val))?;
                         out.push(piece);
                     }
                 }
@@ -718,21 +830,16 @@ impl<'a> Analyzer<'a> {
             overflow: self.opts.overflow,
         }
         .expr(e);
-        s.data.assign_expr(d, &x).map_err(derr)?;
+        s.data.s_assign_expr(d, &x)?;
         // Wrapping types: a result outside the range is not the C value.
-        let wraps = match &ty {
-            CType::Int { signed: false, .. } | CType::Ptr(_) | CType::Bool => true,
-            CType::Int { signed: true, .. } => self.opts.overflow == Overflow::Wrap,
-            _ => false,
-        };
-        if wraps {
+        if wraps(&ty, self.opts.overflow) {
             if let Some((lo, hi)) = type_range(&ty) {
-                let b = s.data.bounds(&LinExpr::var(d)).map_err(derr)?;
+                let b = s.data.s_bounds(&LinExpr::var(d))?;
                 if !b.is_empty()
                     && (b.lower < dizy_domains::Bound::int(lo)
                         || b.upper > dizy_domains::Bound::int(hi))
                 {
-                    s.data.forget(d).map_err(derr)?;
+                    s.data.s_forget(d)?;
                     meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo)?;
                     meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi)?;
                 }
@@ -751,8 +858,7 @@ pub fn meet(
 ) -> Result<()> {
     let e = LinExpr::from_terms(terms, rhs.checked_neg().unwrap_or(i128::MAX))
         .ok_or_else(|| Error::new("constraint coefficient overflow"))?;
-    data.meet_constraint(&LinConstraint::new(e, kind))
-        .map_err(derr)
+    data.s_meet_constraint(&LinConstraint::new(e, kind))
 }
 
 fn is_truth_valued(e: &Expr) -> bool {
@@ -786,19 +892,21 @@ fn dest_var(k: &InstrKind) -> Option<VarId> {
 fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
     matches!(
         (a, b),
-        (
-            InstrKind::Assign(Place::Var(_), _),
-            InstrKind::Assign(Place::Var(_), _)
-        ) | (
-            InstrKind::Call {
-                dest: Some(Place::Var(_)),
-                ..
-            },
-            InstrKind::Call {
-                dest: Some(Place::Var(_)),
-                ..
-            }
-        )
+        (InstrKind::SetGuard(..), InstrKind::SetGuard(..))
+            | (
+                InstrKind::Assign(Place::Var(_), _),
+                InstrKind::Assign(Place::Var(_), _)
+            )
+            | (
+                InstrKind::Call {
+                    dest: Some(Place::Var(_)),
+                    ..
+                },
+                InstrKind::Call {
+                    dest: Some(Place::Var(_)),
+                    ..
+                }
+            )
     )
 }
 
@@ -820,8 +928,7 @@ pub fn equal_exprs(
     if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
         if let Some(diff) = a.checked_sub(&b) {
             if s.data
-                .entails(&LinConstraint::new(diff, ConstraintKind::Eq))
-                .map_err(derr)?
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq))?
             {
                 return Ok(true);
             }
@@ -837,6 +944,9 @@ fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result
     }
     Ok(match (&x.kind, &y.kind) {
         (ExprKind::Int(a), ExprKind::Int(b)) => a == b,
+        (ExprKind::Guard(a), ExprKind::Guard(b)) => {
+            matches!((s.ctx.get(a), s.ctx.get(b)), (Some(x), Some(y)) if x == y)
+        }
         (ExprKind::Str(a), ExprKind::Str(b)) => {
             let st = &c.program.program.strings;
             st.get(a.index()).is_some() && st.get(a.index()) == st.get(b.index())
@@ -855,8 +965,7 @@ fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result
                 (Some(da), Some(db)) => {
                     let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
                     s.data
-                        .entails(&LinConstraint::new(e, ConstraintKind::Eq))
-                        .map_err(derr)?
+                        .s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?
                 }
                 _ => false,
             }

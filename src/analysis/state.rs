@@ -28,10 +28,7 @@ pub fn equiv_set(data: &AnyDomain, pairs: &[(Dim, Dim)]) -> Result<Vec<bool>> {
     let mut out = Vec::with_capacity(pairs.len());
     for &(a, b) in pairs {
         let e = LinExpr::from_terms(&[(1, a), (-1, b)], 0).expect("small coefficients");
-        out.push(
-            data.entails(&LinConstraint::new(e, ConstraintKind::Eq))
-                .map_err(derr)?,
-        );
+        out.push(data.s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?);
     }
     Ok(out)
 }
@@ -68,7 +65,7 @@ pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Key> {
 pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<State> {
     let mut groups: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in state {
-        if s.data.is_bottom().map_err(derr)? {
+        if s.data.s_is_bottom()? {
             continue;
         }
         let k = key(&s, canon, pairs)?;
@@ -77,7 +74,7 @@ pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Stat
                 groups.insert(k, s);
             }
             Some(g) => {
-                let data = g.data.join(&s.data).map_err(derr)?;
+                let data = g.data.s_join(&s.data)?;
                 groups.insert(
                     k,
                     Sub {
@@ -95,7 +92,7 @@ pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Stat
 pub fn prune(state: State) -> Result<State> {
     let mut out = Vec::with_capacity(state.len());
     for s in state {
-        if !s.data.is_bottom().map_err(derr)? {
+        if !s.data.s_is_bottom()? {
             out.push(s);
         }
     }
@@ -108,7 +105,7 @@ pub fn leq(a: &State, b: &State) -> Result<bool> {
     'outer: for x in a {
         for y in b {
             let ctx_ok = y.ctx.iter().all(|(g, v)| x.ctx.get(g) == Some(v));
-            if ctx_ok && x.data.leq(&y.data).map_err(derr)? {
+            if ctx_ok && x.data.s_leq(&y.data)? {
                 continue 'outer;
             }
         }
@@ -130,8 +127,8 @@ pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Res
         let k = key(&s, canon, pairs)?;
         let merged = match by_key.get(&k) {
             Some(o) => {
-                let j = o.data.join(&s.data).map_err(derr)?;
-                let w = o.data.widen(&j).map_err(derr)?;
+                let j = o.data.s_join(&s.data)?;
+                let w = o.data.s_widen(&j)?;
                 Sub {
                     ctx: ctx_meet(&o.ctx, &s.ctx),
                     data: w,
@@ -141,7 +138,7 @@ pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Res
         };
         match out.remove(&k) {
             Some(prev) => {
-                let data = prev.data.join(&merged.data).map_err(derr)?;
+                let data = prev.data.s_join(&merged.data)?;
                 out.insert(
                     k,
                     Sub {
@@ -160,4 +157,105 @@ pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Res
         out.entry(k).or_insert(s);
     }
     Ok(out.into_values().collect())
+}
+
+/// Domain operations that degrade instead of failing. PPL operations run under a work budget
+/// (conversions between constraints and generators can explode); when one runs out, or PPL
+/// reports an error, the result is replaced by a sound over-approximation: top for values,
+/// "not known" for questions. Other errors (programming errors) still surface.
+pub trait Soft: Sized {
+    fn s_join(&self, o: &Self) -> Result<Self>;
+    fn s_widen(&self, newer: &Self) -> Result<Self>;
+    fn s_leq(&self, o: &Self) -> Result<bool>;
+    fn s_is_bottom(&self) -> Result<bool>;
+    fn s_entails(&self, c: &LinConstraint) -> Result<bool>;
+    fn s_bounds(&self, e: &LinExpr) -> Result<dizy_domains::Interval>;
+    fn s_meet_constraint(&mut self, c: &LinConstraint) -> Result<()>;
+    fn s_meet_constraints(&mut self, cs: &[LinConstraint]) -> Result<()>;
+    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr) -> Result<()>;
+    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr) -> Result<()>;
+    fn s_forget(&mut self, d: Dim) -> Result<()>;
+}
+
+fn recoverable(e: &dizy_domains::DomainError) -> bool {
+    matches!(
+        e,
+        dizy_domains::DomainError::Timeout
+            | dizy_domains::DomainError::Ppl { .. }
+            | dizy_domains::DomainError::Overflow(_)
+    )
+}
+
+thread_local! {
+    /// When the analysis running on this thread must stop (checked at every domain operation,
+    /// so a single slow step cannot overrun `--timeout` by much).
+    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+pub fn set_deadline(d: Option<std::time::Instant>) {
+    DEADLINE.with(|c| c.set(d));
+}
+
+pub fn past_deadline() -> bool {
+    DEADLINE
+        .with(|c| c.get())
+        .is_some_and(|d| std::time::Instant::now() > d)
+}
+
+fn soft<T>(
+    r: std::result::Result<T, dizy_domains::DomainError>,
+    fallback: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if past_deadline() {
+        return Err(Error::new("analysis timed out"));
+    }
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) if recoverable(&e) => fallback(),
+        Err(e) => Err(derr(e)),
+    }
+}
+
+impl Soft for AnyDomain {
+    fn s_join(&self, o: &Self) -> Result<Self> {
+        soft(self.join(o), || self.top_like(self.dims()).map_err(derr))
+    }
+    fn s_widen(&self, newer: &Self) -> Result<Self> {
+        soft(self.widen(newer), || {
+            self.top_like(self.dims()).map_err(derr)
+        })
+    }
+    fn s_leq(&self, o: &Self) -> Result<bool> {
+        soft(self.leq(o), || Ok(false))
+    }
+    fn s_is_bottom(&self) -> Result<bool> {
+        soft(self.is_bottom(), || Ok(false))
+    }
+    fn s_entails(&self, c: &LinConstraint) -> Result<bool> {
+        soft(self.entails(c), || Ok(false))
+    }
+    fn s_bounds(&self, e: &LinExpr) -> Result<dizy_domains::Interval> {
+        soft(self.bounds(e), || {
+            Ok(dizy_domains::Interval::new(
+                dizy_domains::Bound::NegInf,
+                dizy_domains::Bound::PosInf,
+            ))
+        })
+    }
+    // In-place operations that fail leave the value at top (sound): nothing more to do.
+    fn s_meet_constraint(&mut self, c: &LinConstraint) -> Result<()> {
+        soft(self.meet_constraint(c), || Ok(()))
+    }
+    fn s_meet_constraints(&mut self, cs: &[LinConstraint]) -> Result<()> {
+        soft(self.meet_constraints(cs), || Ok(()))
+    }
+    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr) -> Result<()> {
+        soft(self.assign_expr(d, e), || Ok(()))
+    }
+    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr) -> Result<()> {
+        soft(self.assign_linear(d, e), || Ok(()))
+    }
+    fn s_forget(&mut self, d: Dim) -> Result<()> {
+        soft(self.forget(d), || Ok(()))
+    }
 }

@@ -46,20 +46,29 @@ pub fn type_range(t: &CType) -> Option<(i128, i128)> {
     }
 }
 
-pub fn range_expr(t: &CType) -> DExpr {
-    match type_range(t) {
-        Some((lo, hi)) => DExpr::Range(Some(lo), Some(hi)),
-        None => DExpr::Unknown,
+/// Whether values of `t` wrap around, so that a result outside the type's range is not the C
+/// value: unsigned types always, `_Bool` by conversion, signed ones only under `--overflow wrap`.
+/// (Pointers are not modelled as numbers: arithmetic leaving an object is undefined.)
+pub fn wraps(t: &CType, overflow: Overflow) -> bool {
+    match t {
+        CType::Int { signed: false, .. } | CType::Bool => true,
+        CType::Int { signed: true, .. } => overflow == Overflow::Wrap,
+        _ => false,
     }
 }
 
 impl Tr<'_> {
-    /// Whether values of `t` wrap around (so ring results must be range-checked before use).
     fn wraps(&self, t: &CType) -> bool {
-        match t {
-            CType::Int { signed: false, .. } | CType::Ptr(_) => true,
-            CType::Int { signed: true, .. } => self.overflow == Overflow::Wrap,
-            _ => false,
+        wraps(t, self.overflow)
+    }
+
+    /// Any value of type `t`. Only wrapping types carry their range as constraints: bounding
+    /// every variable on both sides would make polyhedra boxes with exponentially many
+    /// vertices, and a signed value outside its range is undefined anyway.
+    fn range_expr(&self, t: &CType) -> DExpr {
+        match type_range(t) {
+            Some((lo, hi)) if self.wraps(t) => DExpr::Range(Some(lo), Some(hi)),
+            _ => DExpr::Unknown,
         }
     }
 
@@ -104,7 +113,7 @@ impl Tr<'_> {
             }
             ExprKind::Var(v) => match self.dims.of(*v) {
                 Some(d) => DExpr::Var(d),
-                None => range_expr(&e.ty),
+                None => self.range_expr(&e.ty),
             },
             ExprKind::Guard(g) => match self.ctx.get(g) {
                 Some(true) => DExpr::Const(1),
@@ -133,7 +142,7 @@ impl Tr<'_> {
             | ExprKind::Str(_)
             | ExprKind::GlobalAddr(_)
             | ExprKind::FuncAddr(_)
-            | ExprKind::Opaque(_) => range_expr(&e.ty),
+            | ExprKind::Opaque(_) => self.range_expr(&e.ty),
         }
     }
 
@@ -143,7 +152,7 @@ impl Tr<'_> {
             // Pointer arithmetic and differences: addresses are not modelled.
             return match op {
                 Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
-                _ => range_expr(ty),
+                _ => self.range_expr(ty),
             };
         }
         let real = ty.is_float();
@@ -158,7 +167,7 @@ impl Tr<'_> {
                 Some(k) if (0..64).contains(&k) => {
                     DExpr::mul(self.expr(a), DExpr::Const(1i128 << k))
                 }
-                _ => range_expr(ty),
+                _ => self.range_expr(ty),
             },
             Shr => match const_of(b) {
                 Some(k) if (0..64).contains(&k) => {
@@ -169,10 +178,10 @@ impl Tr<'_> {
                     {
                         DExpr::div(x, DExpr::Const(1i128 << k))
                     } else {
-                        range_expr(ty)
+                        self.range_expr(ty)
                     }
                 }
-                _ => range_expr(ty),
+                _ => self.range_expr(ty),
             },
             BitAnd => {
                 let mask = const_of(b).or_else(|| const_of(a));
@@ -188,12 +197,12 @@ impl Tr<'_> {
                             DExpr::Range(Some(0), Some(m))
                         }
                     }
-                    _ => range_expr(ty),
+                    _ => self.range_expr(ty),
                 }
             }
-            BitOr | BitXor => range_expr(ty),
+            BitOr | BitXor => self.range_expr(ty),
             Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
-            PtrDiff => range_expr(ty),
+            PtrDiff => self.range_expr(ty),
         }
     }
 

@@ -65,6 +65,8 @@ pub struct Ctx<'a> {
     scopes: Vec<Scope>,
     notes: Vec<String>,
     f: Option<FnState>,
+    /// Underlying type of each enum tag.
+    pub enum_tags: HashMap<String, CType>,
 }
 
 /// A lowered expression: a value, a designated object, or nothing (`void`).
@@ -90,6 +92,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         scopes: vec![Scope::default()],
         notes: vec![],
         f: None,
+        enum_tags: HashMap::new(),
     };
     let mut functions = vec![];
     let mut rejected = vec![];

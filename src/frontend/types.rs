@@ -339,8 +339,12 @@ impl Ctx<'_> {
     }
 
     fn enum_type(&mut self, en: &Node<EnumType>) -> Result<CType> {
+        let tag = en.node.identifier.as_ref().map(|i| i.node.name.clone());
         if en.node.enumerators.is_empty() {
-            return Ok(CType::UINT);
+            // A reference to an enum declared earlier (or a forward declaration).
+            return Ok(tag
+                .and_then(|t| self.enum_tags.get(&t).cloned())
+                .unwrap_or(CType::UINT));
         }
         let mut next: i128 = 0;
         let mut any_negative = false;
@@ -354,10 +358,14 @@ impl Ctx<'_> {
             next = v + 1;
         }
         // GCC gives an enum without negative values the underlying type unsigned int.
-        Ok(CType::Int {
+        let ty = CType::Int {
             bits: 32,
             signed: any_negative,
-        })
+        };
+        if let Some(t) = tag {
+            self.enum_tags.insert(t, ty.clone());
+        }
+        Ok(ty)
     }
 }
 

@@ -348,6 +348,14 @@ impl<'f> Flattener<'f> {
         (k, brk, cont)
     }
 
+    /// A loop, with G' the context at the loop:
+    /// ```text
+    /// [G'] brkK := 0                       (only if the body breaks)
+    /// L:   [G'] contK := 0                 (only if the body continues)
+    /// while:    pre [G']; [G'] gN := cond; body [G' gN …]; step and goto [G' gN !brkK !ret]
+    /// do-while: body [G' …]; step, pre and gN := cond [G' !brkK !ret]; goto [G' gN !brkK !ret]
+    /// ```
+    /// (`!ret` only where a return in the body may have happened.)
     #[allow(clippy::too_many_arguments)]
     fn flatten_loop(
         &mut self,
@@ -680,7 +688,9 @@ int sign(int x)
     fn switch_default_tests_all_cases() {
         let p = prog(vec![switch_fn()]);
         let t = text(&p);
-        assert!(t.contains("sw1 := !(switch1 == 1 || switch1 == 2 || switch1 == 5 || 7 <= switch1 && switch1 <= 9)"), "{t}");
+        let default = "sw1 := !(switch1 == 1 || switch1 == 2 || switch1 == 5 \
+                       || 7 <= switch1 && switch1 <= 9)";
+        assert!(t.contains(default), "{t}");
         assert!(
             t.contains("  8: [!sw1]          sw1 := 7 <= switch1 && switch1 <= 9"),
             "{t}"

@@ -671,7 +671,8 @@ impl<'a> Interp<'a> {
                 }
                 if signed && y == -1 && !in_range(-x) {
                     return self.ub(format!(
-                        "signed overflow in `{}` (division of {x} by -1 cannot be represented in type `{}`)",
+                        "signed overflow in `{}` ({x} {} -1 cannot be represented in type `{}`)",
+                        op_symbol(op),
                         op_symbol(op),
                         tname()
                     ));

@@ -9,9 +9,9 @@
 //! Execution follows the GCL model: instructions in order, skipped when their guard is false,
 //! `goto` jumps; the end of the instruction list returns `retval`. Calls push a frame on an
 //! explicit stack (never the Rust stack), so deep recursion ends in [`RunError::Depth`], not a
-//! crash. Every variable, global and string literal is a byte-level memory object
-//! ([`memory`]); pointers are addresses encoding (object, offset). Globals are initialized when
-//! the interpreter is created and keep their values across calls of the same `Interp`.
+//! crash. Every variable, global and string literal is a byte-level memory object (module
+//! `memory`); pointers are addresses encoding (object, offset). Globals are initialized when the
+//! interpreter is created and keep their values across calls of the same `Interp`.
 
 mod eval;
 mod literal;
@@ -27,7 +27,7 @@ use eval::{as_addr, is_aggregate, norm, scalar_from_bytes, truthy};
 use memory::{decode, encode, Desc, MemErr, Memory, Ptr};
 
 use crate::gcl::{GclFunction, GclProgram, InstrKind};
-use crate::ir::{CType, Callee, Expr, Place, VarKind};
+use crate::ir::{CType, Callee, Expr, Place, VarId, VarKind};
 
 /// Default step budget (instructions executed, including those skipped by their guard).
 pub const DEFAULT_BUDGET: u64 = 10_000_000;
@@ -131,6 +131,9 @@ pub struct Interp<'a> {
     /// Why the globals could not be initialized, reported by every call.
     init_error: Option<RunError>,
     output: Vec<u8>,
+    /// Variables of the called function to read when it returns ([`Interp::call_observe`]).
+    observe: Vec<VarId>,
+    observed: Vec<Option<Value>>,
 }
 
 impl<'a> Interp<'a> {
@@ -150,6 +153,8 @@ impl<'a> Interp<'a> {
             strings: Vec::new(),
             init_error: None,
             output: Vec::new(),
+            observe: Vec::new(),
+            observed: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -223,6 +228,23 @@ impl<'a> Interp<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Like [`Interp::call`], and also give the final values of variables `vars` of `func`'s
+    /// frame when it returns (`None` for an indeterminate or non-scalar one). A correlated
+    /// product program can so give both versions' results in one run.
+    pub fn call_observe(
+        &mut self,
+        func: &str,
+        args: &[Value],
+        vars: &[VarId],
+    ) -> Result<(RunOutcome, Vec<Option<Value>>), RunError> {
+        self.observe = vars.to_vec();
+        self.observed = vec![None; vars.len()];
+        let r = self.call(func, args);
+        self.observe.clear();
+        let observed = std::mem::take(&mut self.observed);
+        r.map(|out| (out, observed))
     }
 
     /// Call `func` with `args` (converted to the parameter types as by assignment).
@@ -520,6 +542,17 @@ impl<'a> Interp<'a> {
                 }
             }
         };
+        if self.frames.is_empty() && !self.observe.is_empty() {
+            self.observed = self
+                .observe
+                .iter()
+                .map(|v| {
+                    let (id, ty) = (fr.objs.get(v.index())?, &gf.func.vars.get(v.index())?.ty);
+                    let bytes = self.mem.read_init(encode(*id, 0), self.size_of(ty)).ok()?;
+                    scalar_from_bytes(ty, bytes)
+                })
+                .collect();
+        }
         self.free_frame(&fr);
         ret
     }

@@ -402,7 +402,8 @@ fn globals_indirect_calls_and_builtins() {
         assign(2, pl(&c), bin(BinOp::Add, &c, &k)),
         ret(3, Some(bin(BinOp::Add, &bin(BinOp::Add, &c, &t(1)), &t(2)))),
     ]);
-    // int twice(int k) { int (*fp)(int) = bump; int r; r = fp(k); r = fp(k); putchar(65); return abs(-r); }
+    // int twice(int k) { int (*fp)(int) = bump; int r;
+    //   r = fp(k); r = fp(k); putchar(65); return abs(-r); }
     let fty = CType::Ptr(Box::new(CType::Func(Box::new(FuncType {
         ret: CType::INT,
         params: vec![CType::INT],
@@ -703,7 +704,9 @@ fn do_while_switch_in_loop_and_return_in_loop() {
         s
     };
     // int sl(int n) { int i = 0, s = 0;
-    //   while (i < n) { i++; switch (i % 4) { case 0: continue; case 1: s += 1; break; default: s += 10; }
+    //   while (i < n) {
+    //     i++;
+    //     switch (i % 4) { case 0: continue; case 1: s += 1; break; default: s += 10; }
     //     s += 100; }
     //   return s; }
     let mut b = FnBuilder::new("sl", CType::INT);
@@ -845,7 +848,16 @@ fn end_to_end_through_the_frontend() {
     crate::gcl::print_function(&mut text, p.function("sign").unwrap(), &p.program);
     assert_eq!(
         text,
-        "int sign(int x)\n  1:        ret := 0\n  3:        havoc sgn\n  4:        g1 := x < 0\n  5: [g1]   sgn := -1\n  7: [!g1]  sgn := 1\n  8:        retval := sgn\n  8:        ret := 1\n"
+        "\
+int sign(int x)
+  1:        ret := 0
+  3:        havoc sgn
+  4:        g1 := x < 0
+  5: [g1]   sgn := -1
+  7: [!g1]  sgn := 1
+  8:        retval := sgn
+  8:        ret := 1
+"
     );
     for (n, r) in [("0", "0"), ("1", "0"), ("2", "10"), ("5", "60")] {
         assert_eq!(run(&p, "listsum", &[n]).unwrap(), r, "listsum({n})");
@@ -864,4 +876,17 @@ fn end_to_end_through_the_frontend() {
         run(&p, "deep", &["20000"]),
         Err(RunError::Depth { .. })
     ));
+}
+
+#[test]
+fn observe_variables_at_exit() {
+    let p = prog(vec![loop_fn()]);
+    let f = p.function("loop").unwrap();
+    let (s, i) = (f.func.find_var("s").unwrap(), f.func.find_var("i").unwrap());
+    let mut it = Interp::new(&p);
+    let (out, vals) = it
+        .call_observe("loop", &[Value::Int(5)], &[s, i, VarId(999)])
+        .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(7)));
+    assert_eq!(vals, vec![Some(Value::Int(7)), Some(Value::Int(5)), None]);
 }

@@ -1,0 +1,16 @@
+/* The DIZY paper's buffer-handling example (appendix A): n bytes are copied
+   into a local buffer, with n capped first. Original cap: 41.
+   Returns the number of bytes copied. */
+int copy_in(int n)
+{
+    char In[42];
+    int i = 0;
+    if (n >= 42)
+        n = 41;
+    while (i < n) {
+        int j = i + 1;
+        In[i] = (char)j;        /* stands for In[i] = Out[j] */
+        i++;
+    }
+    return i;
+}

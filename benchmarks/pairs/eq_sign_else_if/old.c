@@ -1,0 +1,12 @@
+/* The patched sign of the DIZY paper (Figure 1, right). */
+int sign(int x)
+{
+    int sgn;
+    if (x < 0)
+        sgn = -1;
+    else
+        sgn = 1;
+    if (x == 0)
+        sgn = 0;
+    return sgn;
+}

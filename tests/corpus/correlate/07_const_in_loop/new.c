@@ -1,0 +1,9 @@
+/* entry: lcg_steps — multiplier constant inside the loop changed */
+unsigned lcg_steps(unsigned seed, int n)
+{
+    int m = n & 15;
+    unsigned s = seed;
+    for (int i = 0; i < m; i++)
+        s = s * 1664525u + 12345u;
+    return s >> 8;
+}

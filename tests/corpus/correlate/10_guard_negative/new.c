@@ -1,0 +1,11 @@
+/* entry: triangle — early return for negative k added before the loop */
+int triangle(int n)
+{
+    int k = n % 100;
+    int t = 0;
+    if (k < 0)
+        return -1;
+    for (int i = 1; i <= k; i++)
+        t += i;
+    return t + k;
+}

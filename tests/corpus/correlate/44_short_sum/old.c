@@ -1,0 +1,6 @@
+/* entry: add_short — local changed from short (truncating) to int */
+int add_short(short a, short b)
+{
+    short s = a + b;
+    return s;
+}

@@ -1,0 +1,12 @@
+/* entry: gcd_loop — subtraction-based gcd replaced by Euclid's modulo loop (same semantics) */
+int gcd_loop(int a, int b)
+{
+    int x = (a & 0x3ff) + 1;
+    int y = (b & 0x3ff) + 1;
+    while (y != 0) {
+        int t = x % y;
+        x = y;
+        y = t;
+    }
+    return x;
+}

@@ -1,0 +1,13 @@
+/* entry: repeat_add — guarded do-while rewritten as a while loop (same semantics) */
+int repeat_add(int x, int n)
+{
+    int k = n & 63;
+    int s = x & 0xff;
+    if (k > 0) {
+        do {
+            s += k;
+            k--;
+        } while (k > 0);
+    }
+    return s;
+}

@@ -1,0 +1,8 @@
+/* entry: absdiff — if/else replaced by a conditional expression (same semantics) */
+int absdiff(int a, int b)
+{
+    int x = a % 100000;
+    int y = b % 100000;
+    int d = x > y ? x - y : y - x;
+    return d;
+}

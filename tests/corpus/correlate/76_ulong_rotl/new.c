@@ -1,0 +1,8 @@
+/* entry: rotl — rotation amount mask changed from 63 to 31 */
+unsigned long rotl(unsigned long v, int k)
+{
+    int s = k & 31;
+    if (s == 0)
+        return v;
+    return (v << s) | (v >> (64 - s));
+}
