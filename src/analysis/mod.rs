@@ -168,7 +168,7 @@ fn assume_guard(s: &Sub, g: &Guard) -> Sub {
 
 /// Default PPL work budget per operation: well above what ordinary states need, far below a
 /// blow-up.
-pub const DEFAULT_OP_BUDGET: u64 = 200_000;
+pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
 
 pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
     dizy_domains::ppl::set_operation_budget(opts.op_budget);

@@ -1050,9 +1050,13 @@ impl<'a> Builder<'a> {
 /// A place inside the function's own frame (a local scalar, array or struct), as opposed to
 /// memory the caller can see (through a pointer, or a global).
 fn is_local_place(p: &Place, f: &crate::ir::Function) -> bool {
-    match p.root_var() {
-        Some(v) => !matches!(f.var(v).kind, VarKind::Global(_)),
-        None => false,
+    match p {
+        // A variable itself, global or not, is tracked and compared where it matters.
+        Place::Var(_) => true,
+        _ => match p.root_var() {
+            Some(v) => !matches!(f.var(v).kind, VarKind::Global(_)),
+            None => false,
+        },
     }
 }
 
