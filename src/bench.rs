@@ -348,9 +348,7 @@ pub fn run_pair(p: &Pair, opts: &DiffOptions) -> Outcome {
     let mut opts = opts.clone();
     opts.functions = vec![p.function.clone()];
     let start = Instant::now();
-    let r = catch_unwind(AssertUnwindSafe(|| {
-        diff::diff_files(&p.old, &p.new, &opts)
-    }));
+    let r = catch_unwind(AssertUnwindSafe(|| diff::diff_files(&p.old, &p.new, &opts)));
     let wall = start.elapsed();
     let failed = |verdict: Verdict, msg: String| Outcome {
         verdict,
@@ -374,7 +372,10 @@ pub fn run_pair(p: &Pair, opts: &DiffOptions) -> Outcome {
         }
     };
     let Some(f) = report.functions.iter().find(|f| f.name == p.function) else {
-        return failed(Verdict::Error, "the report does not list the function".into());
+        return failed(
+            Verdict::Error,
+            "the report does not list the function".into(),
+        );
     };
     let (mut diff_points, mut differing, mut omitted) = (0, 0, 0);
     if let Some(d) = &f.delta {
@@ -619,7 +620,8 @@ pub fn summary_text(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> Strin
 fn write_file(path: &Path, text: &str) -> Result<()> {
     if let Some(d) = path.parent() {
         if !d.as_os_str().is_empty() {
-            fs::create_dir_all(d).map_err(|e| Error::in_file(d.display().to_string(), e.to_string()))?;
+            fs::create_dir_all(d)
+                .map_err(|e| Error::in_file(d.display().to_string(), e.to_string()))?;
         }
     }
     fs::write(path, text).map_err(|e| Error::in_file(path.display().to_string(), e.to_string()))
@@ -835,7 +837,11 @@ fn run_cli(a: &Args) -> Result<u8> {
         }
     }
     print!("{}", summary_text(a, jobs, &s, wall));
-    Ok(if s.unsound + s.false_witness > 0 { 1 } else { 0 })
+    Ok(if s.unsound + s.false_witness > 0 {
+        1
+    } else {
+        0
+    })
 }
 
 #[cfg(test)]

@@ -331,6 +331,15 @@ fn one_function(
     let mut r = report(name, verdict, start);
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
+    let f = c.product();
+    for inp in c.inputs.iter().filter(|i| !i.equal) {
+        if let (Some(o), Some(_)) = (inp.old, inp.new) {
+            r.notes.push(format!(
+                "global `{}` is declared differently in the two versions (type or initializer): not assumed equal at entry",
+                f.func.var(o).name
+            ));
+        }
+    }
     r.delta = Some(d);
     r.time_ms = start.elapsed().as_millis();
     r

@@ -8,6 +8,7 @@
 //! over this library.
 
 pub mod analysis;
+pub mod bench;
 pub mod correlate;
 pub mod delta;
 pub mod diag;

@@ -109,6 +109,8 @@ enum Cmd {
         #[arg(long, num_args = 0.., allow_hyphen_values = true, value_name = "ARG")]
         run: Option<Vec<String>>,
     },
+    /// Run `dizy diff` on every pair of a manifest CSV and compare with the expected verdicts
+    Bench(dizy::bench::Args),
     /// Execute a function with the concrete interpreter and print its return value
     Run {
         file: PathBuf,
@@ -306,6 +308,7 @@ fn run(cli: Cli) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+        Cmd::Bench(args) => ExitCode::from(dizy::bench::cli(&args)),
         Cmd::Run {
             file,
             function,

@@ -394,7 +394,14 @@ impl<'a> Analyzer<'a> {
                 }
             }
             if let Some(c) = copy {
-                for &d in &sides {
+                // The copy remembers the old side (or the only side); the new side starts equal
+                // only when the input is known to be shared.
+                let linked: Vec<Dim> = if inp.equal {
+                    sides.clone()
+                } else {
+                    sides.iter().take(1).copied().collect()
+                };
+                for &d in &linked {
                     meet(&mut data, &[(1, d), (-1, c)], ConstraintKind::Eq, 0)?;
                 }
             }

@@ -149,6 +149,10 @@ pub struct Input {
     pub old: Option<VarId>,
     pub new: Option<VarId>,
     pub copy: VarId,
+    /// Whether the two sides may be assumed equal at entry: always for parameters; for a
+    /// global only when both versions declare it with the same type and initializer (a changed
+    /// initializer, e.g. of a static local, is a change of behaviour, not an equal input).
+    pub equal: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -213,6 +217,8 @@ pub fn correlate(
     let mut builder = Builder::new(fo, fnew, &remap, opts);
     builder.old_defined = old.functions.iter().map(|f| f.name.clone()).collect();
     builder.new_defined = new.functions.iter().map(|f| f.name.clone()).collect();
+    builder.old_globals = old.program.globals.clone();
+    builder.new_globals = new.program.globals.clone();
     let product = builder.build()?;
     let (pf, meta) = product;
     program.functions.push(pf);
@@ -330,6 +336,10 @@ struct Builder<'a> {
     loop_weight: HashMap<(usize, usize), usize>,
     old_defined: HashSet<String>,
     new_defined: HashSet<String>,
+    /// Globals of the two programs as declared (the merged program shifts the new ones past
+    /// the old ones).
+    old_globals: Vec<crate::ir::GlobalVar>,
+    new_globals: Vec<crate::ir::GlobalVar>,
 }
 
 impl<'a> Builder<'a> {
@@ -359,6 +369,8 @@ impl<'a> Builder<'a> {
             loop_weight: HashMap::new(),
             old_defined: HashSet::new(),
             new_defined: HashSet::new(),
+            old_globals: vec![],
+            new_globals: vec![],
         }
     }
 
@@ -499,6 +511,26 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Parameters always start equal; globals when declared alike (see [`Input::equal`]).
+    fn same_initial_value(&self, o: VarId, n: VarId) -> bool {
+        let (VarKind::Global(go), VarKind::Global(gn)) =
+            (self.vars[o.index()].kind, self.vars[n.index()].kind)
+        else {
+            return true;
+        };
+        let b = gn
+            .index()
+            .checked_sub(self.old_globals.len())
+            .and_then(|i| self.new_globals.get(i));
+        let (Some(a), Some(b)) = (self.old_globals.get(go.index()), b) else {
+            return false;
+        };
+        // Compared through their debug form: a spurious mismatch only loses precision.
+        a.ty == b.ty
+            && a.is_extern == b.is_extern
+            && format!("{:?}", a.init) == format!("{:?}", b.init)
+    }
+
     fn add_input(&mut self, old: Option<VarId>, new: Option<VarId>, line: Line) {
         let src = old.or(new).expect("input has a side");
         let base = self.vars[src.index()]
@@ -514,7 +546,16 @@ impl<'a> Builder<'a> {
             line,
         });
         let copy = VarId::new(self.vars.len() - 1);
-        self.meta.inputs.push(Input { old, new, copy });
+        let equal = match (old, new) {
+            (Some(o), Some(n)) => self.same_initial_value(o, n),
+            _ => false,
+        };
+        self.meta.inputs.push(Input {
+            old,
+            new,
+            copy,
+            equal,
+        });
     }
 
     /// Corresponding variables: parameters by position (or map), everything else by name.
