@@ -21,6 +21,9 @@ use crate::ir::Callee;
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
     pub functions: Vec<String>,
+    /// Skip the search for distinguishing inputs (`--no-witness`).
+    pub no_witness: bool,
+    pub witness: crate::witness::Options,
     pub frontend: frontend::Options,
     pub correlate: correlate::Options,
     pub analysis: analysis::Options,
@@ -61,6 +64,7 @@ pub struct FunctionReport {
     pub verdict: Verdict,
     pub time_ms: u128,
     pub delta: Option<Delta>,
+    pub witness: Option<crate::witness::Witness>,
     pub notes: Vec<String>,
     pub error: Option<String>,
     pub max_substates: usize,
@@ -249,6 +253,7 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
         verdict,
         time_ms: start.elapsed().as_millis(),
         delta: None,
+        witness: None,
         notes: vec![],
         error: None,
         max_substates: 0,
@@ -323,12 +328,19 @@ fn one_function(
             return r;
         }
     };
-    let verdict = if d.equivalent {
-        Verdict::Equivalent
+    // "different" needs inputs on which the versions were seen to differ.
+    let witness = if d.equivalent || opts.no_witness {
+        None
     } else {
-        Verdict::PossiblyDifferent
+        crate::witness::search(po, pn, name, &d, &opts.witness)
+    };
+    let verdict = match (&witness, d.equivalent) {
+        (_, true) => Verdict::Equivalent,
+        (Some(_), _) => Verdict::Different,
+        (None, _) => Verdict::PossiblyDifferent,
     };
     let mut r = report(name, verdict, start);
+    r.witness = witness;
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
     let f = c.product();

@@ -18,6 +18,7 @@ pub mod gcl;
 pub mod interp;
 pub mod ir;
 pub mod report;
+pub mod witness;
 
 pub use diag::{Error, Result};
 

@@ -8,6 +8,7 @@ use serde_json::{json, Value as Json};
 
 use crate::delta::PointDelta;
 use crate::diff::{FunctionReport, Report, Verdict};
+use crate::witness::{Behaviour, Witness};
 
 pub fn to_json(r: &Report) -> Json {
     json!({
@@ -34,8 +35,34 @@ fn function_json(f: &FunctionReport) -> Json {
         "verdict": f.verdict.as_str(),
         "time_ms": f.time_ms as u64,
         "diff_points": points,
-        "witness": Json::Null,
+        "witness": f.witness.as_ref().map_or(Json::Null, witness_json),
         "notes": notes,
+    })
+}
+
+fn behaviour_json(b: &Behaviour) -> Json {
+    let mut o = serde_json::Map::new();
+    o.insert("return".into(), Json::String(b.ret.clone()));
+    for (n, v) in &b.globals {
+        o.insert(n.clone(), Json::String(v.clone()));
+    }
+    if !b.output.is_empty() {
+        o.insert(
+            "output".into(),
+            Json::String(String::from_utf8_lossy(&b.output).into_owned()),
+        );
+    }
+    Json::Object(o)
+}
+
+fn witness_json(w: &Witness) -> Json {
+    json!({
+        "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
+        "old": behaviour_json(&w.old),
+        "new": behaviour_json(&w.new),
+        "validated_by": w.validated_by,
+        "strategy": w.strategy,
+        "tries": w.tries,
     })
 }
 
@@ -56,6 +83,17 @@ fn point_json(p: &PointDelta) -> Json {
         }).collect::<Vec<_>>(),
         "omitted": p.omitted,
     })
+}
+
+fn behaviour_text(b: &Behaviour) -> String {
+    let mut parts = vec![format!("returns {}", b.ret)];
+    for (n, v) in &b.globals {
+        parts.push(format!("{n} = {v}"));
+    }
+    if !b.output.is_empty() {
+        parts.push(format!("prints {:?}", String::from_utf8_lossy(&b.output)));
+    }
+    parts.join(", ")
 }
 
 fn constraints_text(cs: &[String]) -> String {
@@ -86,6 +124,21 @@ pub fn to_text(r: &Report) -> String {
         }
         for n in &f.notes {
             out.push_str(&format!("  note: {n}\n"));
+        }
+        if let Some(w) = &f.witness {
+            let inputs: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            out.push_str(&format!(
+                "  witness ({}, validated by the {}): {}\n    old: {}\n    new: {}\n",
+                w.strategy,
+                w.validated_by,
+                if inputs.is_empty() {
+                    "(no inputs)".to_string()
+                } else {
+                    inputs.join(", ")
+                },
+                behaviour_text(&w.old),
+                behaviour_text(&w.new)
+            ));
         }
         let Some(d) = &f.delta else { continue };
         for p in &d.points {
