@@ -106,7 +106,7 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<String> {
     a.push("unsigned integer arithmetic wraps modulo 2^width".into());
     a.push("floating-point values are analysed as real numbers (rounding is not modelled); witnesses are executed in IEEE arithmetic".into());
     a.push(
-        "both versions start from equal inputs: parameters (by position) and globals (by name)"
+        "both versions start from equal inputs: parameters (by position) and globals (by name) that both versions declare with the same type and initializer"
             .into(),
     );
     a.push("memory is not tracked: reads through pointers and from arrays are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());

@@ -265,10 +265,11 @@ impl Tr<'_> {
             } else {
                 vec![]
             }),
-            ExprKind::Guard(g) => match self.ctx.get(g) {
-                Some(v) => Some(if *v == positive { vec![vec![]] } else { vec![] }),
-                None => None,
-            },
+            ExprKind::Guard(g) => {
+                self.ctx
+                    .get(g)
+                    .map(|v| if *v == positive { vec![vec![]] } else { vec![] })
+            }
             ExprKind::Unary(UnOp::LogNot, x) => self.cond(x, !positive),
             ExprKind::Logic(op, a, b) => {
                 let conj = (*op == LogicOp::And) == positive;

@@ -743,21 +743,17 @@ pub fn run_native(
             continue;
         };
         match tag {
-            "@@result" => {
-                if results[k].is_none() {
-                    let v = parse_native(rest, ret).ok_or_else(|| {
-                        format!(
-                            "cannot parse native output {line:?} of {}",
-                            corpus.display()
-                        )
-                    })?;
-                    results[k] = Some(Native::Value(v));
-                }
+            "@@result" if results[k].is_none() => {
+                let v = parse_native(rest, ret).ok_or_else(|| {
+                    format!(
+                        "cannot parse native output {line:?} of {}",
+                        corpus.display()
+                    )
+                })?;
+                results[k] = Some(Native::Value(v));
             }
-            "@@crash" => {
-                if results[k].is_none() {
-                    results[k] = Some(Native::Crash(format!("wait status {rest}")));
-                }
+            "@@crash" if results[k].is_none() => {
+                results[k] = Some(Native::Crash(format!("wait status {rest}")));
             }
             _ => {}
         }
