@@ -12,13 +12,16 @@ use crate::ir::{Callee, Expr, ExprKind, GuardId, Place};
 
 pub struct Keys<'a> {
     f: &'a GclFunction,
+    /// Renamed variables of this version (`--map old=new` seen from the new side: new → old).
+    rename: std::collections::HashMap<String, String>,
     guard_keys: Vec<String>,
 }
 
 impl<'a> Keys<'a> {
-    pub fn new(f: &'a GclFunction) -> Keys<'a> {
+    pub fn new(f: &'a GclFunction, rename: std::collections::HashMap<String, String>) -> Keys<'a> {
         let mut me = Keys {
             f,
+            rename,
             guard_keys: vec![String::new(); f.guards.len()],
         };
         // A flag is identified by its kind; a condition guard by its first defining condition.
@@ -93,12 +96,14 @@ impl<'a> Keys<'a> {
     }
 
     fn var(&self, v: crate::ir::VarId) -> String {
-        self.f
+        let name = self
+            .f
             .func
             .vars
             .get(v.index())
             .map(|x| x.name.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        self.rename.get(&name).cloned().unwrap_or(name)
     }
 
     fn place(&self, p: &Place) -> String {

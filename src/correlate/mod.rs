@@ -349,8 +349,15 @@ impl<'a> Builder<'a> {
         remap: &'a Remap,
         opts: &'a Options,
     ) -> Self {
-        let ko = keys::Keys::new(old);
-        let kn = keys::Keys::new(new);
+        let ko = keys::Keys::new(old, HashMap::new());
+        // Renamed variables compare under their old names, so their instructions can match.
+        let kn = keys::Keys::new(
+            new,
+            opts.map
+                .iter()
+                .map(|(o, n)| (n.clone(), o.clone()))
+                .collect(),
+        );
         let okeys = (0..old.instrs.len()).map(|i| ko.instr(i)).collect();
         let nkeys = (0..new.instrs.len()).map(|i| kn.instr(i)).collect();
         Builder {
