@@ -332,7 +332,7 @@ fn one_function(
     let witness = if d.equivalent || opts.no_witness {
         None
     } else {
-        crate::witness::search(po, pn, name, &d, &opts.witness)
+        crate::witness::search(po, pn, name, &d, &opts.witness, Some(&c))
     };
     let verdict = match (&witness, d.equivalent) {
         (_, true) => Verdict::Equivalent,

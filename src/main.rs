@@ -74,6 +74,9 @@ enum Cmd {
         /// Corresponding variables with different names (repeatable)
         #[arg(long = "map", value_name = "OLD=NEW")]
         map: Vec<String>,
+        /// Do not search for distinguishing inputs (differences stay "possibly different")
+        #[arg(long = "no-witness")]
+        no_witness: bool,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         #[command(flatten)]
@@ -170,6 +173,7 @@ fn run(cli: Cli) -> ExitCode {
             overflow,
             timeout,
             map,
+            no_witness,
             format,
             cpp,
         } => {
@@ -201,6 +205,7 @@ fn run(cli: Cli) -> ExitCode {
                 Overflow::Math
             };
             opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
+            opts.no_witness = no_witness;
             opts.correlate.map = match parse_map(&map) {
                 Ok(m) => m,
                 Err(e) => return fail(&e),

@@ -63,6 +63,8 @@ fn witness_json(w: &Witness) -> Json {
         "validated_by": w.validated_by,
         "strategy": w.strategy,
         "tries": w.tries,
+        "loop_bound": w.loop_bound,
+        "path_length": w.path_len,
     })
 }
 

@@ -7,11 +7,16 @@
 //! behaviour or the step budget is discarded, so a reported witness always reproduces.
 //!
 //! Strategies, cheapest first: integer points of the differing states' input constraints
-//! (`seed`), then a bounded search over boundary and random values (`search`). Parameters are the
-//! inputs a witness sets; globals keep their initial values.
+//! (`seed`), then paths of the correlating program to the differing diff points solved with z3
+//! (`smt`, modules `dfa` and `smt`), then a bounded search over boundary and random values
+//! (`search`). Parameters are the inputs a witness sets; globals keep their initial values.
+
+mod dfa;
+mod smt;
 
 use std::time::{Duration, Instant};
 
+use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::GclProgram;
 use crate::interp::{self, Interp, RunError, Value};
@@ -24,6 +29,8 @@ pub struct Options {
     pub time: Duration,
     /// Interpreter steps per execution.
     pub step_budget: u64,
+    /// Largest loop bound ν of the symbolic search (paths use each loop edge at most ν times).
+    pub loop_bound: u32,
 }
 
 impl Default for Options {
@@ -32,6 +39,7 @@ impl Default for Options {
             max_runs: 2000,
             time: Duration::from_secs(5),
             step_budget: 1_000_000,
+            loop_bound: 16,
         }
     }
 }
@@ -53,11 +61,14 @@ pub struct Witness {
     pub inputs: Vec<(String, String)>,
     pub old: Behaviour,
     pub new: Behaviour,
-    /// Which strategy found it (`seed`, `search`).
+    /// Which strategy found it (`seed`, `smt`, `search`).
     pub strategy: String,
     pub validated_by: String,
     /// Executions tried before this one was found.
     pub tries: usize,
+    /// For `smt`: the loop bound ν and the length (edges) of the solved path.
+    pub loop_bound: Option<u32>,
+    pub path_len: Option<usize>,
 }
 
 /// Execute one version; `None` when the run is not a valid test (UB, budget, unsupported).
@@ -149,17 +160,21 @@ impl Runner<'_> {
             strategy: strategy.to_string(),
             validated_by: "interpreter".to_string(),
             tries: self.runs,
+            loop_bound: None,
+            path_len: None,
         })
     }
 }
 
-/// Search for a validated distinguishing input.
+/// Search for a validated distinguishing input (`corr`: the correlating program, for the
+/// symbolic strategy).
 pub fn search(
     old: &GclProgram,
     new: &GclProgram,
     func: &str,
     delta: &Delta,
     opts: &Options,
+    corr: Option<&Correlated>,
 ) -> Option<Witness> {
     let fo = old.function(func)?;
     let fnew = new.function(func)?;
@@ -199,7 +214,16 @@ pub fn search(
             }
         }
     }
-    // 2. Boundary and small values, then random ones.
+    // 2. Symbolic: paths to the differing diff points, solved with z3; at most 60% of the time
+    // left, the rest is the random search's.
+    if let Some(c) = corr {
+        let left = opts.time.saturating_sub(r.start.elapsed());
+        let deadline = Instant::now() + left.mul_f64(0.6);
+        if let Some(w) = dfa::search(c, delta, &mut r, deadline) {
+            return Some(w);
+        }
+    }
+    // 3. Boundary and small values, then random ones.
     let mut pool: Vec<i128> = vec![
         0, 1, -1, 2, -2, 3, 7, 8, 10, 16, 42, 100, 127, 128, 255, 256, 1000, -128, -1000,
     ];
