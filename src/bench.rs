@@ -69,6 +69,10 @@ pub struct Args {
     /// Seconds allowed per function (0: no limit)
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Skip the search for distinguishing inputs (verdicts are then `equivalent` or
+    /// `possibly-different`, and times are those of the analysis alone)
+    #[arg(long = "no-witness")]
+    pub no_witness: bool,
     /// Do not print one line per pair (the summary is still printed)
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -151,8 +155,8 @@ pub struct Outcome {
     pub judgement: Judgement,
     /// Wall time of the whole pipeline (parsing included).
     pub wall: Duration,
-    /// The function's own time as the report gives it (correlation, analysis, Δ).
-    pub analysis_ms: u128,
+    /// The function's own time as the report gives it (correlation, analysis, Δ, witness search).
+    pub function_ms: u128,
     pub max_substates: usize,
     pub diff_points: usize,
     /// Differing sub-states reported over all diff points (as listed in the report).
@@ -164,9 +168,12 @@ pub struct Outcome {
 
 // ---------------------------------------------------------------------------------- CSV
 
+/// CSV records, each with the line it starts on.
+pub type Records = Vec<(u32, Vec<String>)>;
+
 /// Split CSV text into records (RFC 4180: quoted fields may hold commas, doubled quotes and
-/// newlines). Returns each record with the line it starts on.
-pub fn parse_csv(text: &str) -> std::result::Result<Vec<(u32, Vec<String>)>, (u32, String)> {
+/// newlines). An error gives the line and the problem.
+pub fn parse_csv(text: &str) -> std::result::Result<Records, (u32, String)> {
     let mut out = vec![];
     let mut line = 1u32;
     let mut chars = text.chars().peekable();
@@ -333,6 +340,7 @@ pub fn diff_options(a: &Args) -> Result<DiffOptions> {
         Overflow::Math
     };
     o.analysis.timeout = diff::timeout_from_secs(a.timeout);
+    o.no_witness = a.no_witness;
     Ok(o)
 }
 
@@ -354,7 +362,7 @@ pub fn run_pair(p: &Pair, opts: &DiffOptions) -> Outcome {
         verdict,
         judgement: judge(p.expected, verdict),
         wall,
-        analysis_ms: 0,
+        function_ms: 0,
         max_substates: 0,
         diff_points: 0,
         differing_states: 0,
@@ -389,7 +397,7 @@ pub fn run_pair(p: &Pair, opts: &DiffOptions) -> Outcome {
         verdict: f.verdict,
         judgement: judge(p.expected, f.verdict),
         wall,
-        analysis_ms: f.time_ms,
+        function_ms: f.time_ms,
         max_substates: f.max_substates,
         diff_points,
         differing_states: differing,
@@ -505,7 +513,7 @@ pub fn summarize(pairs: &[Pair], outs: &[Outcome], timeout: Option<Duration>) ->
     s
 }
 
-pub const ROW_HEADER: &str = "id,function,expected,verdict,correct,time_ms,analysis_ms,max_substates,diff_points,differing_states,omitted,domain,canon,canon_point,timeout_s,error";
+pub const ROW_HEADER: &str = "id,function,expected,verdict,correct,time_ms,function_ms,max_substates,diff_points,differing_states,omitted,domain,canon,canon_point,timeout_s,witness_search,error";
 
 pub fn row_csv(p: &Pair, o: &Outcome, a: &Args) -> String {
     csv_line(&[
@@ -515,7 +523,7 @@ pub fn row_csv(p: &Pair, o: &Outcome, a: &Args) -> String {
         o.verdict.as_str().into(),
         o.judgement.as_str().into(),
         format!("{:.1}", o.wall.as_secs_f64() * 1000.0),
-        o.analysis_ms.to_string(),
+        o.function_ms.to_string(),
         o.max_substates.to_string(),
         o.diff_points.to_string(),
         o.differing_states.to_string(),
@@ -524,11 +532,12 @@ pub fn row_csv(p: &Pair, o: &Outcome, a: &Args) -> String {
         a.canon.clone(),
         a.canon_point.clone(),
         a.timeout.to_string(),
+        if a.no_witness { "no" } else { "yes" }.into(),
         o.error.clone().unwrap_or_default(),
     ])
 }
 
-pub const SUMMARY_HEADER: &str = "manifest,domain,canon,canon_point,timeout_s,max_substates,jobs,pairs,expected_equivalent,proved_equivalent,expected_different,reported_different,witnessed,differing_states,imprecise,unsound,false_witness,timeouts,errors,overruns,max_substates_seen,sum_ms,wall_ms,max_ms,max_id";
+pub const SUMMARY_HEADER: &str = "manifest,domain,canon,canon_point,timeout_s,max_substates,witness_search,jobs,pairs,expected_equivalent,proved_equivalent,expected_different,reported_different,witnessed,differing_states,imprecise,unsound,false_witness,timeouts,errors,overruns,max_substates_seen,sum_ms,wall_ms,max_ms,max_id";
 
 pub fn summary_csv(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> String {
     csv_line(&[
@@ -538,6 +547,7 @@ pub fn summary_csv(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> String
         a.canon_point.clone(),
         a.timeout.to_string(),
         a.max_substates.to_string(),
+        if a.no_witness { "no" } else { "yes" }.into(),
         jobs.to_string(),
         s.pairs.to_string(),
         s.expected_equivalent.to_string(),
@@ -564,13 +574,14 @@ pub fn summary_text(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> Strin
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "dizy bench {}: {} pairs; domain {}, canonization {} at {} points, timeout {} s, {} job{}",
+        "dizy bench {}: {} pairs; domain {}, canonization {} at {} points, timeout {} s{}, {} job{}",
         a.manifest.display(),
         s.pairs,
         a.domain,
         a.canon,
         a.canon_point,
         a.timeout,
+        if a.no_witness { ", no witness search" } else { "" },
         jobs,
         if jobs == 1 { "" } else { "s" }
     );
@@ -647,6 +658,12 @@ fn append_file(path: &Path, header: &str, line: &str) -> Result<()> {
     }
     text.push_str(line);
     f.write_all(text.as_bytes()).map_err(err)
+}
+
+/// Print a line on stdout; a closed pipe (`dizy bench … | head`) is not an error.
+fn say(line: String) {
+    let mut so = std::io::stdout().lock();
+    let _ = writeln!(so, "{line}").and_then(|_| so.flush());
 }
 
 fn default_jobs() -> usize {
@@ -730,7 +747,7 @@ fn run_correlate_mode(a: &Args, pairs: &[Pair]) -> Result<u8> {
                     t.correlate.iter().max().copied().unwrap_or_default(),
                 );
                 if !a.quiet {
-                    println!(
+                    say(format!(
                         "{:<28} {:>5}/{:<5} lines  {:>6} product instructions  parse {:>8} ms  correlate {:>8} ms (median of {})",
                         p.id,
                         t.old_lines,
@@ -739,7 +756,7 @@ fn run_correlate_mode(a: &Args, pairs: &[Pair]) -> Result<u8> {
                         ms(median(&t.parse)),
                         ms(median(&t.correlate)),
                         t.correlate.len()
-                    );
+                    ));
                 }
                 csv.push_str(&csv_line(&[
                     p.id.clone(),
@@ -800,7 +817,7 @@ fn run_cli(a: &Args) -> Result<u8> {
     let outs = parallel_map(&pairs, jobs, |_, p| {
         let o = run_pair(p, &opts);
         if !quiet {
-            println!(
+            say(format!(
                 "{:<28} {:<10} {:<18} {:<9} {:>9.1} ms  sub-states {:>4}  differing {:>3}",
                 p.id,
                 p.expected.as_str(),
@@ -809,8 +826,7 @@ fn run_cli(a: &Args) -> Result<u8> {
                 o.wall.as_secs_f64() * 1000.0,
                 o.max_substates,
                 o.differing_states
-            );
-            let _ = std::io::stdout().flush();
+            ));
         }
         o
     });
@@ -836,7 +852,9 @@ fn run_cli(a: &Args) -> Result<u8> {
             );
         }
     }
-    print!("{}", summary_text(a, jobs, &s, wall));
+    let text = summary_text(a, jobs, &s, wall);
+    let mut so = std::io::stdout().lock();
+    let _ = so.write_all(text.as_bytes()).and_then(|_| so.flush());
     Ok(if s.unsound + s.false_witness > 0 {
         1
     } else {

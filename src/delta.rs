@@ -16,6 +16,9 @@ use crate::diag::Result;
 use crate::gcl::InstrKind;
 use crate::ir::{Expr, Place};
 
+/// Sub-states at a diff point beyond which they are joined (Join-Equiv) before Δ is computed.
+const MAX_STATE: usize = 256;
+
 /// Entries reported per diff point and kind before the rest is summarized.
 const MAX_ENTRIES: usize = 24;
 
@@ -145,6 +148,13 @@ fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Res
     };
     let Some(state) = a.states.get(d.pos).cloned().flatten() else {
         return Ok(out);
+    };
+    // A huge state (e.g. `--canon none` with the cap lifted) is summarized first, so computing
+    // Δ stays proportional to what a reader can use (an over-approximation: sound).
+    let state = if state.len() > MAX_STATE {
+        crate::analysis::canonize(state, crate::analysis::Canon::JoinEquiv, &a.dim_pairs)?
+    } else {
+        state
     };
     match d.kind {
         DiffKind::Return | DiffKind::Exit => {

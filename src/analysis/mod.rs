@@ -19,7 +19,7 @@ mod dead;
 mod state;
 mod translate;
 
-pub use state::{derr, equiv_set, Soft, State, Sub};
+pub use state::{canonize, derr, equiv_set, Soft, State, Sub};
 pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
