@@ -392,6 +392,20 @@ impl Function {
     }
 }
 
+/// Size in bytes of `t` under LP64 given the struct layouts (saturating: an absurd array size
+/// cannot overflow). Incomplete types and functions have size 1, as GCC gives `void`.
+pub fn layout_size(structs: &[StructDef], t: &CType) -> u64 {
+    match t {
+        CType::Void | CType::Func(_) | CType::Bool => 1,
+        CType::Int { bits, .. } => u64::from(*bits) / 8,
+        CType::Float => 4,
+        CType::Double => 8,
+        CType::Ptr(_) => 8,
+        CType::Array(e, n) => layout_size(structs, e).saturating_mul(n.unwrap_or(0)),
+        CType::Struct(s) => structs.get(s.index()).map_or(1, |d| d.size),
+    }
+}
+
 /// A translation unit after the frontend.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -419,16 +433,7 @@ impl Program {
 
     /// Size in bytes (LP64). Incomplete types and functions have size 1 (as GCC does for `void`).
     pub fn size_of(&self, t: &CType) -> u64 {
-        match t {
-            CType::Void | CType::Func(_) => 1,
-            CType::Bool => 1,
-            CType::Int { bits, .. } => u64::from(*bits) / 8,
-            CType::Float => 4,
-            CType::Double => 8,
-            CType::Ptr(_) => 8,
-            CType::Array(e, n) => self.size_of(e) * n.unwrap_or(0),
-            CType::Struct(s) => self.structs[s.index()].size,
-        }
+        layout_size(&self.structs, t)
     }
 
     pub fn align_of(&self, t: &CType) -> u64 {

@@ -183,7 +183,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn prog_size(&self, t: &CType) -> u64 {
-        size_of(&self.structs, t)
+        crate::ir::layout_size(&self.structs, t)
     }
 
     pub fn prog_align(&self, t: &CType) -> u64 {
@@ -2264,18 +2264,6 @@ fn is_constant_init(e: &Expr) -> bool {
             is_constant_init(a) && is_constant_init(b)
         }
         _ => false,
-    }
-}
-
-fn size_of(structs: &[StructDef], t: &CType) -> u64 {
-    match t {
-        CType::Void | CType::Func(_) | CType::Bool => 1,
-        CType::Int { bits, .. } => u64::from(*bits) / 8,
-        CType::Float => 4,
-        CType::Double => 8,
-        CType::Ptr(_) => 8,
-        CType::Array(e, n) => size_of(structs, e).saturating_mul(n.unwrap_or(0)),
-        CType::Struct(s) => structs[s.index()].size,
     }
 }
 
