@@ -27,6 +27,20 @@ pub struct DiffOptions {
     pub frontend: frontend::Options,
     pub correlate: correlate::Options,
     pub analysis: analysis::Options,
+    /// Keep calls to changed same-file functions opaque instead of inlining them (`--no-inline`).
+    pub no_inline: bool,
+    pub inline: crate::inline::Options,
+    /// How a witness is validated (`--validate`).
+    pub validate: Validate,
+}
+
+/// Witness validation: by the interpreter only, or also by compiling and running both versions
+/// natively (opt-in: it executes the analysed code).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Validate {
+    #[default]
+    Interp,
+    Native,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -68,6 +82,15 @@ pub struct FunctionReport {
     pub notes: Vec<String>,
     pub error: Option<String>,
     pub max_substates: usize,
+    /// Functions reachable through calls whose own code changed (client-specific impact).
+    pub changed_callees: Vec<String>,
+    /// Whether the function's own code changed (false: only callees did).
+    pub own_changed: bool,
+    /// Callees whose bodies were inlined for the analysis.
+    pub inlined: Vec<String>,
+    /// First line of the definition in the old and the new file.
+    pub old_line: Option<u32>,
+    pub new_line: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -148,8 +171,25 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
 /// Run the pipeline on two loaded programs.
 pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Report {
     let mut assumptions = assumptions(opts);
+    if !opts.no_inline {
+        assumptions.push(format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; recursive calls and deeper ones stay unknown calls", opts.inline.max_depth));
+    }
     for n in po.program.notes.iter().chain(&pn.program.notes) {
-        if !assumptions.contains(n) {
+        // Notes about one line go to the function that contains it.
+        let inside = |p: &GclProgram| {
+            located(n, &p.program.file).is_some_and(|(l, _)| {
+                p.functions
+                    .iter()
+                    .any(|f| (f.func.line.0..=f.func.end_line.0).contains(&l))
+            })
+        };
+        let one_line = (inside(po) || inside(pn)).then_some(());
+        // The same note about the new file as about the old one is said once.
+        let same = n
+            .strip_prefix(pn.program.file.as_str())
+            .map(|rest| format!("{}{rest}", po.program.file))
+            .is_some_and(|as_old| assumptions.contains(&as_old));
+        if one_line.is_none() && !same && !frontend::is_internal(n) && !assumptions.contains(n) {
             assumptions.push(n.clone());
         }
     }
@@ -165,11 +205,77 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     } else {
         names.extend(opts.functions.iter().cloned());
     }
+    // Client-specific impact: changed callees are inlined into the analysed functions; the
+    // witness search still runs the original programs.
+    let own_changed: BTreeSet<String> = texts_o
+        .keys()
+        .chain(texts_n.keys())
+        .filter(|n| texts_o.get(*n) != texts_n.get(*n))
+        .cloned()
+        .collect();
+    let (vo, vn) = if opts.no_inline {
+        (Default::default(), Default::default())
+    } else {
+        let changed_n = changed_set(pn, &texts_n, &texts_o);
+        (
+            crate::inline::inline_gcl(po, &names, &changed_o, &opts.inline),
+            crate::inline::inline_gcl(pn, &names, &changed_n, &opts.inline),
+        )
+    };
+    let inl = (vo.gcl.as_ref().unwrap_or(po), vn.gcl.as_ref().unwrap_or(pn));
     let mut functions = vec![];
     for name in names {
-        functions.push(one_function(
-            po, pn, &name, &texts_o, &texts_n, &changed_o, opts,
-        ));
+        let mut r = one_function(po, pn, inl, &name, &texts_o, &texts_n, &changed_o, opts);
+        let was_inlined = |v: &crate::inline::Version| {
+            v.gcl.is_some() && v.outcomes.get(&name).is_some_and(|o| !o.inlined.is_empty())
+        };
+        let failed = matches!(
+            r.verdict,
+            Verdict::Timeout | Verdict::Error | Verdict::Unsupported
+        );
+        let fell_back = failed && (was_inlined(&vo) || was_inlined(&vn));
+        if fell_back {
+            // Inlining made the function too big or hit a limit: fall back to opaque calls.
+            let why = r.error.clone().unwrap_or_default();
+            r = one_function(
+                po,
+                pn,
+                (po, pn),
+                &name,
+                &texts_o,
+                &texts_n,
+                &changed_o,
+                opts,
+            );
+            r.notes.push(format!(
+                "analysis with inlined callees failed ({why}); changed callees kept as unknown calls"
+            ));
+        }
+        r.own_changed = own_changed.contains(&name);
+        r.changed_callees = crate::inline::changed_callees(po, pn, &name, &own_changed);
+        if fell_back
+            || matches!(
+                r.verdict,
+                Verdict::Unchanged | Verdict::Added | Verdict::Removed
+            )
+        {
+            functions.push(r);
+            continue;
+        }
+        let mut inlined = BTreeSet::new();
+        for o in [vo.outcomes.get(&name), vn.outcomes.get(&name)]
+            .into_iter()
+            .flatten()
+        {
+            inlined.extend(o.inlined.iter().cloned());
+            for n in &o.notes {
+                if !r.notes.contains(n) {
+                    r.notes.push(n.clone());
+                }
+            }
+        }
+        r.inlined = inlined.into_iter().collect();
+        functions.push(r);
     }
     // Keep the order of the old file (then new-only functions) for readability.
     let mut order: HashMap<String, usize> = HashMap::new();
@@ -183,6 +289,9 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
         order.entry(n).or_insert(i);
     }
     functions.sort_by_key(|f: &FunctionReport| order.get(&f.name).copied().unwrap_or(usize::MAX));
+    for r in &mut functions {
+        attach_lines(r, po, pn);
+    }
     Report {
         old: po.program.file.clone(),
         new: pn.program.file.clone(),
@@ -257,12 +366,83 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
         notes: vec![],
         error: None,
         max_substates: 0,
+        changed_callees: vec![],
+        own_changed: false,
+        inlined: vec![],
+        old_line: None,
+        new_line: None,
     }
 }
 
+/// A frontend note about one line of `file` (`file:LINE: text`): the line and the text.
+fn located<'a>(note: &'a str, file: &str) -> Option<(u32, &'a str)> {
+    let (line, text) = note
+        .strip_prefix(file)?
+        .strip_prefix(':')?
+        .split_once(": ")?;
+    Some((line.parse().ok()?, text))
+}
+
+/// Fill in the definition lines of `r` and, for analysed functions, the frontend's notes about
+/// lines inside the definition (assumed typedefs, blanked macros), merged across versions.
+fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
+    let range = |p: &GclProgram| {
+        p.functions
+            .iter()
+            .find(|f| f.name == r.name)
+            .map(|f| (f.func.line.0, f.func.end_line.0))
+    };
+    let (ro, rn) = (range(po), range(pn));
+    r.old_line = ro.map(|x| x.0);
+    r.new_line = rn.map(|x| x.0);
+    if matches!(
+        r.verdict,
+        Verdict::Unchanged | Verdict::Added | Verdict::Removed
+    ) {
+        return;
+    }
+    // text → (old line, new line)
+    let mut found: Vec<(String, Option<u32>, Option<u32>)> = vec![];
+    for (p, range, old) in [(po, ro, true), (pn, rn, false)] {
+        let Some((lo, hi)) = range else { continue };
+        for (line, text) in p
+            .program
+            .notes
+            .iter()
+            .filter_map(|n| located(n, &p.program.file))
+            .filter(|(l, _)| (lo..=hi).contains(l))
+        {
+            let i = match found.iter().position(|f| f.0 == text) {
+                Some(i) => i,
+                None => {
+                    found.push((text.to_string(), None, None));
+                    found.len() - 1
+                }
+            };
+            let slot = if old {
+                &mut found[i].1
+            } else {
+                &mut found[i].2
+            };
+            slot.get_or_insert(line);
+        }
+    }
+    for (text, o, n) in found {
+        let at = match (o, n) {
+            (Some(o), Some(n)) => format!("old line {o}, new line {n}"),
+            (Some(o), None) => format!("old line {o}"),
+            (None, Some(n)) => format!("new line {n}"),
+            (None, None) => continue,
+        };
+        r.notes.push(format!("{text} ({at})"));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn one_function(
     po: &GclProgram,
     pn: &GclProgram,
+    (io, inew): (&GclProgram, &GclProgram),
     name: &str,
     to: &HashMap<String, String>,
     tn: &HashMap<String, String>,
@@ -278,6 +458,19 @@ fn one_function(
             .map(|(_, e)| e.to_string())
     };
     if let Some(e) = rejected(po).or_else(|| rejected(pn)) {
+        // Rejected in both versions, but the same text in the same surroundings: unchanged.
+        let same = match (
+            frontend::fingerprint(&po.program, name),
+            frontend::fingerprint(&pn.program, name),
+        ) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        };
+        if same && opts.functions.is_empty() {
+            let mut r = report(name, Verdict::Unchanged, start);
+            r.notes.push(format!("not analysed: {e}"));
+            return r;
+        }
         let mut r = report(name, Verdict::Unsupported, start);
         r.error = Some(e);
         return r;
@@ -295,7 +488,7 @@ fn one_function(
     if opts.functions.is_empty() && !changed.contains(name) {
         return report(name, Verdict::Unchanged, start);
     }
-    let c = match correlate::correlate(po, pn, name, &opts.correlate) {
+    let c = match correlate::correlate(io, inew, name, &opts.correlate) {
         Ok(c) => c,
         Err(e) => {
             let mut r = report(name, Verdict::Unsupported, start);
@@ -329,11 +522,22 @@ fn one_function(
         }
     };
     // "different" needs inputs on which the versions were seen to differ.
-    let witness = if d.equivalent || opts.no_witness {
+    let before_search = start.elapsed().as_millis();
+    let mut witness = if d.equivalent || opts.no_witness {
         None
     } else {
         crate::witness::search(po, pn, name, &d, &opts.witness, Some(&c))
     };
+    let mut native_note = None;
+    if let Some(w) = &mut witness {
+        w.time_ms += before_search;
+        if opts.validate == Validate::Native {
+            native_note = validate_native(po, pn, name, w, opts);
+            if native_note.as_ref().is_some_and(|(refuted, _)| *refuted) {
+                witness = None;
+            }
+        }
+    }
     let verdict = match (&witness, d.equivalent) {
         (_, true) => Verdict::Equivalent,
         (Some(_), _) => Verdict::Different,
@@ -343,6 +547,7 @@ fn one_function(
     r.witness = witness;
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
+    r.notes.extend(native_note.map(|(_, n)| n));
     let f = c.product();
     for inp in c.inputs.iter().filter(|i| !i.equal) {
         if let (Some(o), Some(_)) = (inp.old, inp.new) {
@@ -355,6 +560,48 @@ fn one_function(
     r.delta = Some(d);
     r.time_ms = start.elapsed().as_millis();
     r
+}
+
+/// Run `w` natively (`--validate native`): on success mark it, otherwise give a note and
+/// whether native execution refuted it (then the witness must not support `different`).
+fn validate_native(
+    po: &GclProgram,
+    pn: &GclProgram,
+    name: &str,
+    w: &mut crate::witness::Witness,
+    opts: &DiffOptions,
+) -> Option<(bool, String)> {
+    use crate::witness::native::{self, Native, Version};
+    fn version(p: &GclProgram) -> Version<'_> {
+        Version {
+            source: Path::new(&p.program.file),
+            prog: p,
+        }
+    }
+    let inputs: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    match native::validate(
+        version(po),
+        version(pn),
+        name,
+        w,
+        &opts.frontend,
+        Duration::from_secs(5),
+    ) {
+        Native::Confirmed(by) => {
+            w.validated_by = by;
+            None
+        }
+        Native::Refuted(why) => Some((
+            true,
+            format!(
+                "native validation failed for the interpreter's witness ({}): {why}",
+                inputs.join(", ")
+            ),
+        )),
+        Native::NotApplicable(why) => {
+            Some((false, format!("native validation not applicable: {why}")))
+        }
+    }
 }
 
 /// Parse a timeout in seconds.

@@ -1,7 +1,8 @@
 //! dizy: semantic differencing of C functions.
 //!
 //! Pipeline (one module per stage, data flows one way):
-//! `frontend` (C → typed structured IR, [`ir`]) → `gcl` (guarded instruction form) →
+//! `frontend` (C → typed structured IR, [`ir`]) → `inline` (changed callees into their
+//! callers) → `gcl` (guarded instruction form) →
 //! `correlate` (the correlating program P ⋈ P') → `analysis` (correlating abstract domain) →
 //! `delta` (Δ at diff points, verdicts) → `report` (text, JSON); `diff` drives them for a pair
 //! of files, and `interp` executes any GCL program concretely. The `dizy` binary is a thin CLI
@@ -15,6 +16,8 @@ pub mod diag;
 pub mod diff;
 pub mod frontend;
 pub mod gcl;
+pub mod git;
+pub mod inline;
 pub mod interp;
 pub mod ir;
 pub mod report;

@@ -37,6 +37,7 @@ impl CppArgs {
             cpp: self.cpp.clone(),
             include_dirs: self.include.clone(),
             defines: self.define.clone(),
+            ..Default::default()
         }
     }
 }
@@ -45,11 +46,31 @@ impl CppArgs {
 enum Cmd {
     /// Compare two versions: prove functions equivalent or describe how they differ
     Diff {
+        /// The old file (with --git: the old revision)
         old: PathBuf,
+        /// The new file (with --git: the new revision)
         new: PathBuf,
+        /// With --git: only changed files under these paths
+        #[arg(requires = "git")]
+        paths: Vec<PathBuf>,
+        /// OLD and NEW are git revisions: compare every .c file changed between them
+        #[arg(long)]
+        git: bool,
+        /// Take -I/-D/-U/-include/-std for the file from this compilation database
+        #[arg(long = "compile-commands", value_name = "FILE")]
+        compile_commands: Option<PathBuf>,
         /// Only these functions (repeatable); default: every function whose code changed
         #[arg(long = "function", short = 'f')]
         functions: Vec<String>,
+        /// Only these client functions (repeatable), with their changed callees inlined
+        #[arg(long = "client", conflicts_with = "no_inline")]
+        clients: Vec<String>,
+        /// Keep calls to changed functions opaque instead of inlining them into their callers
+        #[arg(long = "no-inline")]
+        no_inline: bool,
+        /// Nesting depth of inlined calls (recursion is never inlined)
+        #[arg(long = "inline-depth", default_value_t = 3)]
+        inline_depth: u32,
         /// Numeric domain of the sub-states
         #[arg(long, default_value = "polyhedra", value_parser = ["polyhedra", "octagon", "interval"])]
         domain: String,
@@ -71,12 +92,20 @@ enum Cmd {
         /// Seconds allowed per function (0: no limit)
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
+        /// Resident memory (MiB) beyond which the analysis of a function stops with a resource
+        /// limit instead of a verdict (0: no limit)
+        #[arg(long = "max-memory", value_name = "MB", default_value_t = 4096)]
+        max_memory: u64,
         /// Corresponding variables with different names (repeatable)
         #[arg(long = "map", value_name = "OLD=NEW")]
         map: Vec<String>,
         /// Do not search for distinguishing inputs (differences stay "possibly different")
         #[arg(long = "no-witness")]
         no_witness: bool,
+        /// Validate witnesses by the interpreter only, or also by compiling and running both
+        /// versions with the C compiler and UBSan (`native`: executes the analysed code)
+        #[arg(long, default_value = "interp", value_parser = ["interp", "native"])]
+        validate: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         #[command(flatten)]
@@ -164,7 +193,13 @@ fn run(cli: Cli) -> ExitCode {
         Cmd::Diff {
             old,
             new,
-            functions,
+            paths,
+            git,
+            compile_commands,
+            mut functions,
+            clients,
+            no_inline,
+            inline_depth,
             domain,
             canon,
             canon_point,
@@ -172,15 +207,23 @@ fn run(cli: Cli) -> ExitCode {
             max_substates,
             overflow,
             timeout,
+            max_memory,
             map,
             no_witness,
+            validate,
             format,
             cpp,
         } => {
             use dizy::analysis::{Canon, CanonPoint, Overflow};
+            functions.extend(clients);
             let mut opts = dizy::diff::DiffOptions {
                 functions,
                 frontend: cpp.options(),
+                no_inline,
+                inline: dizy::inline::Options {
+                    max_depth: inline_depth,
+                    ..Default::default()
+                },
                 ..Default::default()
             };
             opts.analysis.domain = domain
@@ -205,11 +248,37 @@ fn run(cli: Cli) -> ExitCode {
                 Overflow::Math
             };
             opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
+            dizy::analysis::set_memory_limit_mb(max_memory);
+            if let Some(t) = opts.analysis.timeout {
+                frontend::set_time_limit(t);
+            }
             opts.no_witness = no_witness;
+            if validate == "native" {
+                opts.validate = dizy::diff::Validate::Native;
+            }
             opts.correlate.map = match parse_map(&map) {
                 Ok(m) => m,
                 Err(e) => return fail(&e),
             };
+            if git {
+                return diff_git(
+                    &old,
+                    &new,
+                    &paths,
+                    compile_commands.as_deref(),
+                    opts,
+                    format,
+                );
+            }
+            if let Some(db) = &compile_commands {
+                let applied = frontend::compile_commands::apply(db, &old, None, &mut opts.frontend)
+                    .or_else(|_| {
+                        frontend::compile_commands::apply(db, &new, None, &mut opts.frontend)
+                    });
+                if let Err(e) = applied {
+                    return fail(&e.to_string());
+                }
+            }
             let report = match dizy::diff::diff_files(&old, &new, &opts) {
                 Ok(r) => r,
                 Err(e) => return fail(&e.to_string()),
@@ -344,6 +413,68 @@ fn run(cli: Cli) -> ExitCode {
             }
         }
     }
+}
+
+/// `dizy diff --git REV1 REV2 [PATH…]`: one report with a section per changed `.c` file; the
+/// exit status is the worst over the files.
+fn diff_git(
+    rev1: &std::path::Path,
+    rev2: &std::path::Path,
+    paths: &[PathBuf],
+    db: Option<&std::path::Path>,
+    opts: dizy::diff::DiffOptions,
+    format: Format,
+) -> ExitCode {
+    let (r1, r2) = (rev1.display().to_string(), rev2.display().to_string());
+    let co = match dizy::git::checkout(&r1, &r2, paths) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let mut worst = 0u8;
+    let mut sections = vec![];
+    let mut text = format!(
+        "dizy --git {r1} {r2}: {} changed C file(s)\n",
+        co.files.len()
+    );
+    for f in &co.files {
+        let mut o = opts.clone();
+        let rel = std::path::Path::new(&f.path);
+        let configured = db
+            .map(|db| dizy::frontend::compile_commands::apply(db, rel, Some(rel), &mut o.frontend));
+        let result = match configured {
+            Some(Err(e)) => Err(e),
+            _ => dizy::diff::diff_files(&f.old, &f.new, &o),
+        };
+        text.push_str(&format!("\n=== {} ({r1} → {r2}) ===\n", f.path));
+        match result {
+            Ok(r) => {
+                worst = worst.max(r.exit_code());
+                text.push_str(&dizy::report::to_text(&r));
+                sections.push(
+                    serde_json::json!({ "path": f.path, "report": dizy::report::to_json(&r) }),
+                );
+            }
+            Err(e) => {
+                worst = 2;
+                text.push_str(&format!("dizy: {e}\n"));
+                sections.push(serde_json::json!({ "path": f.path, "error": e.to_string() }));
+            }
+        }
+    }
+    match format {
+        Format::Text => print!("{text}"),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "schema": "dizy-git-report/1",
+                "old_revision": r1,
+                "new_revision": r2,
+                "files": sections,
+            }))
+            .unwrap_or_default()
+        ),
+    }
+    ExitCode::from(worst)
 }
 
 fn fail(msg: &str) -> ExitCode {

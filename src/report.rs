@@ -33,10 +33,14 @@ fn function_json(f: &FunctionReport) -> Json {
     json!({
         "name": f.name,
         "verdict": f.verdict.as_str(),
+        "old_line": f.old_line,
+        "new_line": f.new_line,
         "time_ms": f.time_ms as u64,
         "diff_points": points,
         "witness": f.witness.as_ref().map_or(Json::Null, witness_json),
         "notes": notes,
+        "changed_callees": f.changed_callees,
+        "inlined": f.inlined,
     })
 }
 
@@ -55,6 +59,15 @@ fn behaviour_json(b: &Behaviour) -> Json {
     Json::Object(o)
 }
 
+/// `x = 1, y = 2`, or `(no inputs)`.
+fn inputs_text(inputs: &crate::witness::Inputs) -> String {
+    if inputs.is_empty() {
+        return "(no inputs)".to_string();
+    }
+    let parts: Vec<String> = inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    parts.join(", ")
+}
+
 fn witness_json(w: &Witness) -> Json {
     json!({
         "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
@@ -63,8 +76,10 @@ fn witness_json(w: &Witness) -> Json {
         "validated_by": w.validated_by,
         "strategy": w.strategy,
         "tries": w.tries,
+        "time_ms": w.time_ms as u64,
         "loop_bound": w.loop_bound,
         "path_length": w.path_len,
+        "more_inputs": w.also.iter().map(|i| Json::Object(i.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect())).collect::<Vec<_>>(),
     })
 }
 
@@ -85,6 +100,48 @@ fn point_json(p: &PointDelta) -> Json {
         }).collect::<Vec<_>>(),
         "omitted": p.omitted,
     })
+}
+
+/// For a function whose callees changed: whether the change reaches it.
+fn client_text(f: &FunctionReport) -> Option<String> {
+    if f.changed_callees.is_empty() {
+        return None;
+    }
+    let s = if f.changed_callees.len() == 1 {
+        ""
+    } else {
+        "s"
+    };
+    let callees = f.changed_callees.join(", ");
+    if f.own_changed {
+        return Some(format!(
+            "callee{s} {callees} changed too{}",
+            if f.inlined.is_empty() {
+                ""
+            } else {
+                " (inlined)"
+            }
+        ));
+    }
+    let name = &f.name;
+    let how = match (f.verdict, &f.witness) {
+        (Verdict::Equivalent, _) => {
+            format!("the change is not observable through {name} (equivalent)")
+        }
+        (Verdict::Different, Some(w)) => {
+            format!(
+                "the change is observable through {name}, witness: {} (old {}, new {})",
+                inputs_text(&w.inputs),
+                behaviour_text(&w.old),
+                behaviour_text(&w.new)
+            )
+        }
+        (Verdict::PossiblyDifferent, _) => format!(
+            "the change may be observable through {name} (possibly-different: no witness found)"
+        ),
+        (v, _) => format!("{name} was not decided ({})", v.as_str()),
+    };
+    Some(format!("client {name}: callee{s} {callees} changed; {how}"))
 }
 
 fn behaviour_text(b: &Behaviour) -> String {
@@ -109,11 +166,19 @@ fn constraints_text(cs: &[String]) -> String {
 pub fn to_text(r: &Report) -> String {
     let mut out = String::new();
     out.push_str(&format!("dizy: {} → {}\n", r.old, r.new));
+    out.push_str(&table(r));
     out.push_str("assumptions:\n");
     for a in &r.assumptions {
         out.push_str(&format!("  - {a}\n"));
     }
     for f in &r.functions {
+        // The table says all there is about these.
+        if matches!(
+            f.verdict,
+            Verdict::Unchanged | Verdict::Added | Verdict::Removed
+        ) {
+            continue;
+        }
         out.push('\n');
         out.push_str(&format!(
             "function {}: {} ({} ms)\n",
@@ -124,23 +189,33 @@ pub fn to_text(r: &Report) -> String {
         if let Some(e) = &f.error {
             out.push_str(&format!("  {e}\n"));
         }
+        if let Some(c) = client_text(f) {
+            out.push_str(&format!("  {c}\n"));
+        }
         for n in &f.notes {
             out.push_str(&format!("  note: {n}\n"));
         }
+        let lines = differing_lines(f);
+        if !lines.is_empty() {
+            out.push_str(&format!("  differs in: {}\n", lines.join("; ")));
+        }
         if let Some(w) = &f.witness {
-            let inputs: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
             out.push_str(&format!(
                 "  witness ({}, validated by the {}): {}\n    old: {}\n    new: {}\n",
                 w.strategy,
                 w.validated_by,
-                if inputs.is_empty() {
-                    "(no inputs)".to_string()
-                } else {
-                    inputs.join(", ")
-                },
+                inputs_text(&w.inputs),
                 behaviour_text(&w.old),
                 behaviour_text(&w.new)
             ));
+            if let (Some(nu), Some(len)) = (w.loop_bound, w.path_len) {
+                out.push_str(&format!(
+                    "    path: {len} edges of the correlating program, loop bound ν = {nu}\n"
+                ));
+            }
+            for more in &w.also {
+                out.push_str(&format!("    also differs on: {}\n", inputs_text(more)));
+            }
         }
         let Some(d) = &f.delta else { continue };
         for p in &d.points {
@@ -182,6 +257,93 @@ pub fn to_text(r: &Report) -> String {
     }
     out.push('\n');
     out.push_str(&summary(r));
+    out
+}
+
+/// Variables that differ in some differing state, per diff point with its lines:
+/// `retval, n at return (old line 9, new line 11)`.
+fn differing_lines(f: &FunctionReport) -> Vec<String> {
+    let Some(d) = &f.delta else { return vec![] };
+    let mut out = vec![];
+    for p in &d.points {
+        let mut vars: Vec<&str> = vec![];
+        for s in &p.different {
+            for v in &s.vars {
+                if !vars.contains(&v.as_str()) {
+                    vars.push(v);
+                }
+            }
+        }
+        if vars.is_empty() {
+            continue;
+        }
+        let at = match (p.old_line, p.new_line) {
+            (0, n) => format!("new line {n}"),
+            (o, 0) => format!("old line {o}"),
+            (o, n) => format!("old line {o}, new line {n}"),
+        };
+        let kind = p.label.split('@').next().unwrap_or(&p.label);
+        out.push(format!("{} at {kind} ({at})", vars.join(", ")));
+    }
+    out
+}
+
+/// The summary table on top of the text report: one row per function that is not unchanged
+/// (verdict, first line in each version, time, what differs), unchanged ones on one line.
+pub fn table(r: &Report) -> String {
+    let mut out = String::new();
+    let shown: Vec<&FunctionReport> = r
+        .functions
+        .iter()
+        .filter(|f| f.verdict != Verdict::Unchanged)
+        .collect();
+    if !shown.is_empty() {
+        let w = shown.iter().map(|f| f.name.len()).max().unwrap_or(0).max(8);
+        out.push_str(&format!(
+            "  {:<w$}  {:<18}  {:>6}  {:>6}  {:>8}\n",
+            "function", "verdict", "old", "new", "time"
+        ));
+        let line = |l: Option<u32>| l.map_or("-".to_string(), |l| l.to_string());
+        for f in shown {
+            let mut vars: Vec<String> = vec![];
+            if let Some(d) = &f.delta {
+                for s in d.points.iter().flat_map(|p| &p.different) {
+                    for v in &s.vars {
+                        if !vars.contains(v) {
+                            vars.push(v.clone());
+                        }
+                    }
+                }
+            }
+            // Details follow below; the table names at most three.
+            let what = match vars.len() {
+                0 => String::new(),
+                1..=3 => format!("  differs in: {}", vars.join(", ")),
+                n => format!("  differs in: {}, … ({} more)", vars[..3].join(", "), n - 3),
+            };
+            out.push_str(&format!(
+                "  {:<w$}  {:<18}  {:>6}  {:>6}  {:>5} ms{what}\n",
+                f.name,
+                f.verdict.as_str(),
+                line(f.old_line),
+                line(f.new_line),
+                f.time_ms
+            ));
+        }
+    }
+    let unchanged: Vec<&str> = r
+        .functions
+        .iter()
+        .filter(|f| f.verdict == Verdict::Unchanged)
+        .map(|f| f.name.as_str())
+        .collect();
+    if !unchanged.is_empty() {
+        out.push_str(&format!(
+            "  unchanged ({}): {}\n",
+            unchanged.len(),
+            unchanged.join(", ")
+        ));
+    }
     out
 }
 

@@ -10,6 +10,15 @@
 //! checks: `dizy run` prints the right return value (negative arguments with and without `--`),
 //! and `dizy gcl` on the paper's `sign` example (tests/fixtures/sign_{old,new}.c) prints guarded
 //! instructions with condition guards (`g1`, `g2`) and the return flag (`ret`).
+//!
+//! `dizy diff` on hostile pairs (inputs generated at run time in a temp dir): malformed,
+//! truncated and 10,000-deep files, non-UTF-8 bytes (rejected at their line), a 50 MB file, a
+//! macro bomb, missing, unreadable and special files (directory, FIFO, /dev/zero) exit 2 with a
+//! message naming the file (and line); identical and empty files get the right verdicts
+//! (unchanged/equivalent, added/removed); a 100,000-line function and 10,000 variables end with a
+//! verdict or a resource-limit message. Wall time is bounded by `--timeout` plus generous slack
+//! (a hang fails), and the peak resident size of the big cases, sampled from /proc while they
+//! run, must stay within `--max-memory` plus slack.
 
 mod common;
 
@@ -568,5 +577,461 @@ fn gcl_of_sign_example() {
                 out.stdout
             );
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `dizy diff` on hostile input: big files, huge functions, macro bombs, odd paths. Each case
+// ends with exit status 2 and a message naming the file (or with a correct verdict) within the
+// time bound, and the biggest ones within `--max-memory` (peak resident size measured from
+// /proc while the child runs).
+
+/// Slack on top of `--timeout` for the wall-time bounds: CI has 2 cores and runs a debug build
+/// with other tests in parallel, so only gross overruns (hangs) are caught.
+const TIME_SLACK: Duration = Duration::from_secs(90);
+
+/// An outcome and the peak resident size of the child in MiB (`None` where /proc is missing).
+struct Measured {
+    out: Outcome,
+    peak_mb: Option<u64>,
+}
+
+/// Peak resident size so far (`VmHWM`) of process `pid`, in MiB.
+fn vm_hwm_mb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}
+
+/// Run dizy with `args`, killing it after `deadline`, and sample its peak resident size. Output
+/// goes to files so that nothing but this loop needs to run while the child does.
+fn dizy_measured(args: &[OsString], deadline: Duration) -> Measured {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let (out_path, err_path) = (tmp.path().join("stdout"), tmp.path().join("stderr"));
+    let start = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dizy"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("spawn dizy");
+    let mut peak: Option<u64> = None;
+    let mut timed_out = false;
+    let status = loop {
+        // Sample before checking for exit: VmHWM is a high-water mark, so the last sample taken
+        // while the process is alive covers everything up to then.
+        if let Some(mb) = vm_hwm_mb(child.id()) {
+            peak = Some(peak.map_or(mb, |p| p.max(mb)));
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if start.elapsed() > deadline {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let out = Outcome {
+        status,
+        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap_or_default()).into_owned(),
+        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap_or_default()).into_owned(),
+        timed_out,
+        elapsed: start.elapsed(),
+    };
+    assert!(
+        !out.timed_out,
+        "dizy {args:?} did not finish within {deadline:?} (killed)\nstderr: {}",
+        out.stderr
+    );
+    Measured { out, peak_mb: peak }
+}
+
+/// `dizy diff OLD NEW --format json EXTRA…`
+fn diff_args(old: &Path, new: &Path, extra: &[&str]) -> Vec<OsString> {
+    let mut a: Vec<OsString> = vec![
+        "diff".into(),
+        old.into(),
+        new.into(),
+        "--format".into(),
+        "json".into(),
+    ];
+    a.extend(extra.iter().map(OsString::from));
+    a
+}
+
+/// `dizy diff` gave up with status 2 and a message naming `file` (and `file:line` if given),
+/// either for the whole run (stderr) or for the function (the report).
+#[track_caller]
+fn assert_diff_rejects(what: &str, out: &Outcome, file: &str, line: Option<u32>) {
+    assert!(
+        !out.stderr.contains("panicked"),
+        "{what}: panic\n{}",
+        describe(what, out)
+    );
+    assert_eq!(
+        out.code(),
+        Some(2),
+        "{what}: expected exit status 2\n{}",
+        describe(what, out)
+    );
+    let want = match line {
+        Some(l) => format!("{file}:{l}:"),
+        None => file.to_string(),
+    };
+    assert!(
+        out.stderr.contains(&want) || out.stdout.contains(&want),
+        "{what}: message should name `{want}`\n{}",
+        describe(what, out)
+    );
+}
+
+/// The verdict of function `f` in a `--format json` report.
+fn verdict_of(stdout: &str, f: &str) -> Option<String> {
+    let report: serde_json::Value = serde_json::from_str(stdout).ok()?;
+    report["functions"]
+        .as_array()?
+        .iter()
+        .find(|x| x["name"] == f)?["verdict"]
+        .as_str()
+        .map(str::to_string)
+}
+
+const SMALL: &str = "int f(int x)\n{\n    return x + 1;\n}\n";
+
+#[test]
+fn diff_identical_and_empty_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let b = write(tmp.path(), "b.c", SMALL);
+    let empty = write(tmp.path(), "empty.c", "");
+    // Identical files: nothing changed; asked for explicitly, the function is proved equivalent.
+    let out = dizy(diff_args(&a, &b, &[]));
+    assert_eq!(out.code(), Some(0), "{}", describe("diff a a", &out));
+    assert_eq!(verdict_of(&out.stdout, "f").as_deref(), Some("unchanged"));
+    let out = dizy(diff_args(&a, &a, &["--function", "f"]));
+    assert_eq!(out.code(), Some(0), "{}", describe("diff a a -f f", &out));
+    assert_eq!(verdict_of(&out.stdout, "f").as_deref(), Some("equivalent"));
+    // One empty file: the function was added or removed (status 1, as diff(1)).
+    let out = dizy(diff_args(&empty, &a, &[]));
+    assert_eq!(out.code(), Some(1), "{}", describe("diff empty a", &out));
+    assert_eq!(verdict_of(&out.stdout, "f").as_deref(), Some("added"));
+    let out = dizy(diff_args(&a, &empty, &[]));
+    assert_eq!(out.code(), Some(1), "{}", describe("diff a empty", &out));
+    assert_eq!(verdict_of(&out.stdout, "f").as_deref(), Some("removed"));
+    // Both empty: nothing to compare.
+    let out = dizy(diff_args(&empty, &empty, &[]));
+    assert_eq!(
+        out.code(),
+        Some(0),
+        "{}",
+        describe("diff empty empty", &out)
+    );
+    assert!(!out.stderr.contains("panicked"));
+}
+
+#[test]
+fn diff_malformed_truncated_and_nested() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let syntax = write(
+        tmp.path(),
+        "syntax.c",
+        "/* c */\n\nint f(int x)\n{\n    return x + ;\n}\n",
+    );
+    let truncated = write(
+        tmp.path(),
+        "trunc.c",
+        "int f(int x)\n{\n    if (x > 1) {\n        return x;\n",
+    );
+    let parens = write(
+        tmp.path(),
+        "parens.c",
+        format!(
+            "int f(int x)\n{{\n    return {}x{};\n}}\n",
+            "(".repeat(DEPTH),
+            ")".repeat(DEPTH)
+        ),
+    );
+    for (file, name, line) in [
+        (&syntax, "syntax.c", Some(5)),
+        (&truncated, "trunc.c", None),
+        (&parens, "parens.c", Some(3)),
+    ] {
+        let out = dizy(diff_args(&a, file, &[]));
+        assert_diff_rejects(&format!("diff a.c {name}"), &out, name, line);
+        let out = dizy(diff_args(file, &a, &[]));
+        assert_diff_rejects(&format!("diff {name} a.c"), &out, name, line);
+    }
+}
+
+#[test]
+fn diff_non_utf8_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    // Invalid UTF-8 inside a comment disappears in preprocessing: an ordinary verdict.
+    let comment = write(
+        tmp.path(),
+        "comment.c",
+        b"int f(int x)\n{\n    /* caf\xe9 \xff */\n    return x + 1;\n}\n",
+    );
+    let out = dizy(diff_args(&a, &comment, &["--function", "f"]));
+    assert_eq!(out.code(), Some(0), "{}", describe("diff a comment", &out));
+    assert_eq!(verdict_of(&out.stdout, "f").as_deref(), Some("equivalent"));
+    // In a string literal or an identifier it reaches the parser: rejected at its line.
+    for (name, text) in [
+        (
+            "string.c",
+            &b"int f(int x)\n{\n\n    const char *s = \"\xe9t\xe9\";\n    return x + 1;\n}\n"[..],
+        ),
+        (
+            "ident.c",
+            &b"int f(int x)\n{\n\n    int \xff\xfe = 3;\n    return x;\n}\n"[..],
+        ),
+    ] {
+        let bad = write(tmp.path(), name, text);
+        let out = dizy(diff_args(&a, &bad, &[]));
+        assert_diff_rejects(&format!("diff a.c {name}"), &out, name, Some(4));
+        assert!(out.stderr.contains("UTF-8"), "{}", describe(name, &out));
+    }
+}
+
+#[test]
+fn diff_unreadable_directory_and_special_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let dir = tmp.path().join("adir.c");
+    std::fs::create_dir(&dir).unwrap();
+    let missing = tmp.path().join("missing.c");
+    for (p, name) in [(&dir, "adir.c"), (&missing, "missing.c")] {
+        let out = dizy(diff_args(&a, p, &[]));
+        assert_diff_rejects(&format!("diff a.c {name}"), &out, name, None);
+        let out = dizy(diff_args(p, &a, &[]));
+        assert_diff_rejects(&format!("diff {name} a.c"), &out, name, None);
+    }
+    // A named pipe with no writer would block a reader forever; a device never ends.
+    let fifo = tmp.path().join("fifo.c");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let out = dizy(diff_args(&a, &fifo, &[]));
+        assert_diff_rejects("diff a.c fifo.c", &out, "fifo.c", None);
+    }
+    let out = dizy(diff_args(&a, Path::new("/dev/zero"), &[]));
+    assert_diff_rejects("diff a.c /dev/zero", &out, "/dev/zero", None);
+    // Unreadable (permissions are not enforced for root, so check that they took effect).
+    let locked = write(tmp.path(), "locked.c", SMALL);
+    let set = Command::new("chmod").arg("000").arg(&locked).status();
+    if set.is_ok_and(|s| s.success()) && std::fs::File::open(&locked).is_err() {
+        let out = dizy(diff_args(&a, &locked, &[]));
+        assert_diff_rejects("diff a.c locked.c", &out, "locked.c", None);
+    }
+}
+
+#[test]
+fn diff_fifty_megabyte_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let line = "int g(int x) { return x + 1; } /* padding padding padding */\n";
+    let big = write(
+        tmp.path(),
+        "big.c",
+        line.repeat((50 << 20) / line.len() + 1),
+    );
+    let m = dizy_measured(
+        &diff_args(&a, &big, &["--timeout", "10"]),
+        Duration::from_secs(10) + TIME_SLACK,
+    );
+    assert_diff_rejects("diff a.c big.c (50 MB)", &m.out, "big.c", None);
+}
+
+#[test]
+fn diff_macro_bomb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    // Each level doubles the expansion: 2^40 tokens; `cc -E` would run for hours.
+    let mut src = String::from("#define A0 x\n");
+    for i in 1..=40 {
+        src.push_str(&format!("#define A{i} (A{p} + A{p})\n", p = i - 1));
+    }
+    src.push_str("int f(int x)\n{\n    return A40;\n}\n");
+    let bomb = write(tmp.path(), "bomb.c", src);
+    let timeout = 5;
+    let m = dizy_measured(
+        &diff_args(&a, &bomb, &["--timeout", &timeout.to_string()]),
+        Duration::from_secs(timeout) + TIME_SLACK,
+    );
+    assert_diff_rejects("diff a.c bomb.c", &m.out, "bomb.c", None);
+    assert!(
+        m.out.stderr.contains("preprocess"),
+        "{}",
+        describe("diff a.c bomb.c", &m.out)
+    );
+}
+
+/// Resource limits of the big-function cases.
+const MAX_MEMORY_MB: u64 = 1024;
+/// Slack above `--max-memory` for the peak: the budget is checked between analysis steps (every
+/// few milliseconds), and PPL operations are budgeted separately.
+const MEMORY_SLACK_MB: u64 = 256;
+
+/// A huge function pair: a correct verdict (different: the versions compute different sums) or
+/// exit 2 with a resource-limit message, in bounded time and memory.
+#[track_caller]
+fn assert_big_diff_bounded(what: &str, old: &Path, new: &Path, timeout: u64) {
+    let args = diff_args(
+        old,
+        new,
+        &[
+            "--timeout",
+            &timeout.to_string(),
+            "--max-memory",
+            &MAX_MEMORY_MB.to_string(),
+        ],
+    );
+    let m = dizy_measured(&args, Duration::from_secs(timeout) + TIME_SLACK);
+    let out = &m.out;
+    // Figures for the log (`--nocapture`); timings are never asserted beyond the hang bound.
+    eprintln!(
+        "{what}: status {:?}, {:.1} s, peak resident {:?} MiB",
+        out.code(),
+        out.elapsed.as_secs_f64(),
+        m.peak_mb
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", describe(what, out));
+    match out.code() {
+        Some(1) => assert!(
+            matches!(
+                verdict_of(&out.stdout, "f").as_deref(),
+                Some("different" | "possibly-different")
+            ),
+            "{what}: status 1 without a difference\n{}",
+            describe(what, out)
+        ),
+        Some(2) => {
+            let text = format!("{}{}", out.stdout, out.stderr).to_lowercase();
+            assert!(
+                ["timeout", "timed out", "budget", "memory", "limit"]
+                    .iter()
+                    .any(|w| text.contains(w)),
+                "{what}: exit 2 without a resource message\n{}",
+                describe(what, out)
+            );
+        }
+        _ => panic!("{what}: unexpected status\n{}", describe(what, out)),
+    }
+    if let Some(peak) = m.peak_mb {
+        assert!(
+            peak <= MAX_MEMORY_MB + MEMORY_SLACK_MB,
+            "{what}: peak resident size {peak} MiB exceeds --max-memory {MAX_MEMORY_MB} + {MEMORY_SLACK_MB}\n{}",
+            describe(what, out)
+        );
+    }
+}
+
+#[test]
+fn diff_hundred_thousand_line_function() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = |k: u32| {
+        let mut s = String::from("int f(int x)\n{\n    int y = 0;\n");
+        for i in 0..100_000u32 {
+            s.push_str(&format!("    y = y + {};\n", i % k));
+        }
+        s.push_str("    return x + y;\n}\n");
+        s
+    };
+    let old = write(tmp.path(), "long_old.c", body(7));
+    let new = write(tmp.path(), "long_new.c", body(5));
+    assert_big_diff_bounded("100,000-line function", &old, &new, 20);
+}
+
+#[test]
+fn diff_ten_thousand_variables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = |extra: &str| {
+        let mut s = String::from("int f(int x)\n{\n");
+        for i in 0..10_000 {
+            s.push_str(&format!("    int v{i} = x + {i};\n"));
+        }
+        let sum: Vec<String> = (0..10_000).step_by(1000).map(|i| format!("v{i}")).collect();
+        s.push_str(&format!("    return {}{extra};\n}}\n", sum.join(" + ")));
+        s
+    };
+    let old = write(tmp.path(), "vars_old.c", body(""));
+    let new = write(tmp.path(), "vars_new.c", body(" + 1"));
+    assert_big_diff_bounded("10,000 variables", &old, &new, 20);
+}
+
+/// Found by the `frontend` fuzz target: a run of `-` between `>` and `>` makes the backtracking
+/// parser take exponential time (28 signs: seconds; 60: hours). The parse is abandoned after the
+/// time limit (`--timeout` for `diff`).
+#[test]
+fn diff_pathological_parse_is_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let slow = write(
+        tmp.path(),
+        "minus.c",
+        format!(
+            "int f(int w)\n{{\n    return w >{}> 1;\n}}\n",
+            "-".repeat(60)
+        ),
+    );
+    let timeout = 5;
+    let m = dizy_measured(
+        &diff_args(&a, &slow, &["--timeout", &timeout.to_string()]),
+        Duration::from_secs(timeout) + TIME_SLACK,
+    );
+    assert_diff_rejects("diff a.c minus.c", &m.out, "minus.c", None);
+}
+
+/// Found by the `diff` fuzz target: a file that ends right after a call statement without its
+/// `;` (an unknown identifier, so the tolerant parser tries its macro-call repair) made the
+/// repair index past the last token.
+#[test]
+fn truncated_after_call_statement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(tmp.path(), "call.c", "int f(int x)\n{\n    g(x)");
+    assert_both_reject("file ending after `g(x)`", &f);
+    let a = write(tmp.path(), "a.c", SMALL);
+    let out = dizy(diff_args(&a, &f, &[]));
+    assert_diff_rejects("diff a.c call.c", &out, "call.c", None);
+}
+
+/// Found by the `diff` fuzz target: a declaration of an array with an unknown type name and a
+/// variable index (`I In[i] = 1;`, a typo for `In[i] = 1;`) panicked in lowering
+/// (`var_ty` without a current function).
+#[test]
+fn unknown_type_array_declaration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(
+        tmp.path(),
+        "decl.c",
+        "int f(int n)\n{\n    int i = 0;\n    I      In[i] = 1;\n    return i;\n}\n",
+    );
+    for sub in ["gcl", "run"] {
+        let mut args: Vec<OsString> = vec![
+            sub.into(),
+            f.clone().into(),
+            "--function".into(),
+            "f".into(),
+        ];
+        if sub == "run" {
+            args.extend(["--".into(), "1".into()]);
+        }
+        let out = dizy(args);
+        assert!(
+            !out.stderr.contains("panicked") && !out.stderr.contains("internal error"),
+            "{}",
+            describe(&format!("{sub} decl.c"), &out)
+        );
+        assert!(
+            matches!(out.code(), Some(0 | 2)),
+            "{}",
+            describe(&format!("{sub} decl.c"), &out)
+        );
     }
 }

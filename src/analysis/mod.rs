@@ -20,6 +20,7 @@ mod state;
 mod translate;
 
 pub use state::{canonize, derr, equiv_set, Soft, State, Sub};
+pub use state::{resident_mb, set_memory_limit_mb};
 pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -173,6 +174,11 @@ pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
 pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
     dizy_domains::ppl::set_operation_budget(opts.op_budget);
     let mut a = Analyzer::new(c, opts)?;
+    state::check_size(
+        a.dims.len(),
+        a.f.instrs.len(),
+        opts.domain != DomainKind::Interval,
+    )?;
     state::set_deadline(a.deadline);
     let r = a.run();
     state::set_deadline(None);
@@ -199,6 +205,8 @@ struct Analyzer<'a> {
     loop_heads: HashSet<usize>,
     head_iters: HashMap<usize, usize>,
     canon_points: HashSet<usize>,
+    /// Positions of diff points.
+    diff_at: HashSet<usize>,
     /// Old positions `k` whose instruction is matched with the new one at `k + 1`.
     pairs_at: HashSet<usize>,
     /// Per side: tracked dims of globals and of address-taken variables (forgotten by stores
@@ -324,11 +332,21 @@ impl<'a> Analyzer<'a> {
         }
         let mut dead_dims = HashMap::new();
         let mut dead_guards = HashMap::new();
-        let (dv, dying_guards) = dead::dying(f, &pinned);
-        let dying_dims: Vec<Vec<Dim>> = dv
+        let (dv, mut dying_guards) = dead::dying(f, &pinned);
+        let mut dying_dims: Vec<Vec<Dim>> = dv
             .iter()
             .map(|vs| vs.iter().filter_map(|v| dims.of(*v)).collect())
             .collect();
+        // A pair is transferred in one step, so nothing flows into its second instruction:
+        // what dies there (last read by the first half) dies after the pair.
+        for &k in &pairs_at {
+            if k + 2 < dying_guards.len() {
+                let g = std::mem::take(&mut dying_guards[k + 1]);
+                dying_guards[k + 2].extend(g);
+                let d = std::mem::take(&mut dying_dims[k + 1]);
+                dying_dims[k + 2].extend(d);
+            }
+        }
         for (h, d) in dead::dead_at_heads(f, &pinned) {
             dead_dims.insert(
                 h,
@@ -351,6 +369,7 @@ impl<'a> Analyzer<'a> {
             loop_heads,
             head_iters: HashMap::new(),
             canon_points,
+            diff_at: c.diff_points.iter().map(|d| d.pos).collect(),
             pairs_at,
             clobber_old,
             clobber_new,
@@ -421,7 +440,7 @@ impl<'a> Analyzer<'a> {
         if self.stats.transfers > MAX_TRANSFERS {
             return Err(Error::new("analysis step budget exhausted"));
         }
-        Ok(())
+        state::check_memory()
     }
 
     fn run(&mut self) -> Result<()> {
@@ -445,7 +464,11 @@ impl<'a> Analyzer<'a> {
                     .collect();
                 if std::env::var_os("DIZY_TRACE_FULL").is_some() {
                     for x in &state {
-                        eprintln!("[dizy]     {:?}", x.data.to_strings(&self.dims.names));
+                        eprintln!(
+                            "[dizy]     {:?} {:?}",
+                            x.ctx,
+                            x.data.to_strings(&self.dims.names)
+                        );
                     }
                 }
                 eprintln!(
@@ -485,15 +508,25 @@ impl<'a> Analyzer<'a> {
     fn prepare(&mut self, p: usize, state: State) -> Result<State> {
         let pairs = &self.dim_pairs;
         let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
-            state::canonize(state, self.opts.canon, pairs)?
+            // Away from diff points a guard that is still live selects what runs next; joining
+            // its true and false sub-states would run both, so Join-Equiv keeps them apart there.
+            let canon = match self.opts.canon {
+                Canon::JoinEquiv if !self.diff_at.contains(&p) => Canon::None,
+                c => c,
+            };
+            state::canonize(state, canon, pairs)?
         } else {
             state
         };
         if s.len() > self.opts.max_substates {
+            // Coarsest last: sub-states that agree on the live guards and the equivalences
+            // first (what a guard selects stays exact), then on the equivalences alone.
             self.stats.forced_canonizations += 1;
-            s = state::canonize(s, Canon::JoinEquiv, pairs)?;
-            if s.len() > self.opts.max_substates {
-                s = state::canonize(s, Canon::JoinAll, pairs)?;
+            for c in [Canon::None, Canon::JoinEquiv, Canon::JoinAll] {
+                s = state::canonize(s, c, pairs)?;
+                if s.len() <= self.opts.max_substates {
+                    break;
+                }
             }
         }
         Ok(s)

@@ -202,6 +202,79 @@ pub fn past_deadline() -> bool {
         .is_some_and(|d| std::time::Instant::now() > d)
 }
 
+/// Resident-memory budget of the whole process in MiB (`--max-memory`); 0: none.
+static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// When the resident size was last read (reading /proc costs a few system calls, so at most
+    /// every few milliseconds).
+    static MEMORY_CHECKED: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+pub fn set_memory_limit_mb(mb: u64) {
+    MEMORY_LIMIT_MB.store(mb, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Resident set size of this process in MiB (Linux `/proc/self/statm`; `None` elsewhere).
+pub fn resident_mb() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // 4 KiB pages on the platforms dizy targets (x86-64, aarch64 Linux defaults).
+    Some(pages * 4 / 1024)
+}
+
+/// An error once the process's resident memory exceeds `--max-memory`. The analysis of the
+/// current function stops (it gets no verdict beyond "resource limit"), which loses precision,
+/// never soundness; its states are freed before the next function starts.
+pub fn check_memory() -> Result<()> {
+    let limit = MEMORY_LIMIT_MB.load(std::sync::atomic::Ordering::Relaxed);
+    if limit == 0 {
+        return Ok(());
+    }
+    let now = std::time::Instant::now();
+    let due = MEMORY_CHECKED.with(|c| {
+        let due = c
+            .get()
+            .is_none_or(|t| now.duration_since(t) >= std::time::Duration::from_millis(5));
+        if due {
+            c.set(Some(now));
+        }
+        due
+    });
+    if !due {
+        return Ok(());
+    }
+    match resident_mb() {
+        Some(mb) if mb > limit => Err(Error::new(format!(
+            "analysis stopped: memory budget exhausted ({mb} MiB resident, --max-memory {limit})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Most numeric dimensions a relational domain (polyhedra) is asked to handle: one operation
+/// costs at least quadratic time and memory in them, so beyond this a single step could overrun
+/// both `--timeout` and `--max-memory` before any check runs.
+pub const MAX_RELATIONAL_DIMS: usize = 2000;
+/// Most (program positions × dimensions) of one analysis: the analysis keeps a state per position.
+pub const MAX_STATE_CELLS: usize = 50_000_000;
+
+/// Refuse an analysis whose size alone exceeds the caps above (a resource limit, reported like a
+/// timeout: no verdict is claimed).
+pub fn check_size(dims: usize, positions: usize, relational: bool) -> Result<()> {
+    if relational && dims > MAX_RELATIONAL_DIMS {
+        return Err(Error::new(format!(
+            "analysis budget exhausted: {dims} numeric dimensions (variables of both versions) exceed the limit of {MAX_RELATIONAL_DIMS} for a relational domain; try --domain interval"
+        )));
+    }
+    if dims.saturating_mul(positions) > MAX_STATE_CELLS {
+        return Err(Error::new(format!(
+            "analysis budget exhausted: {positions} program positions × {dims} numeric dimensions exceed the limit of {MAX_STATE_CELLS}"
+        )));
+    }
+    Ok(())
+}
+
 fn soft<T>(
     r: std::result::Result<T, dizy_domains::DomainError>,
     fallback: impl FnOnce() -> Result<T>,
@@ -209,6 +282,7 @@ fn soft<T>(
     if past_deadline() {
         return Err(Error::new("analysis timed out"));
     }
+    check_memory()?;
     match r {
         Ok(v) => Ok(v),
         Err(e) if recoverable(&e) => fallback(),

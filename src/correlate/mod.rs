@@ -211,6 +211,14 @@ pub fn correlate(
     let fnew = new
         .function(function)
         .ok_or_else(|| no_function(new, function))?;
+    let seen: HashSet<String> = visible_globals(old, function)
+        .union(&visible_globals(new, function))
+        .cloned()
+        .collect();
+    let (fo, fnew) = (
+        &with_globals(fo, old, &seen),
+        &with_globals(fnew, new, &seen),
+    );
     let base = Remap::for_new(old, new);
     let mut program = base.merge_programs(old, new);
     let remap = base.for_product(fo);
@@ -241,6 +249,70 @@ pub fn correlate(
         old_file: old.program.file.clone(),
         new_file: new.program.file.clone(),
     })
+}
+
+/// Names of the scalar globals `function` can see: those it or a function of the file it calls
+/// (transitively) refers to.
+fn visible_globals(p: &GclProgram, function: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut todo = vec![function];
+    let mut done: HashSet<&str> = HashSet::new();
+    while let Some(name) = todo.pop() {
+        let Some(f) = p.function(name).filter(|_| done.insert(name)) else {
+            continue;
+        };
+        for v in &f.func.vars {
+            if let VarKind::Global(g) = v.kind {
+                let gv = &p.program.globals[g.index()];
+                if gv.ty.is_scalar() {
+                    out.insert(gv.name.clone());
+                }
+            }
+        }
+        for ins in &f.instrs {
+            if let InstrKind::Call {
+                callee: Callee::Direct(n),
+                ..
+            } = &ins.kind
+            {
+                todo.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// `f` with a variable for each global of `names` that `p` declares and `f` does not refer to.
+/// Both versions then carry every global either one can change, so the exit compares it: a
+/// version that never touches a global leaves it as it was, and a store to it in the other
+/// version alone is a difference (calls forget such globals like any other).
+fn with_globals(f: &GclFunction, p: &GclProgram, names: &HashSet<String>) -> GclFunction {
+    let mut f = f.clone();
+    let have: HashSet<String> = f
+        .func
+        .vars
+        .iter()
+        .filter(|v| matches!(v.kind, VarKind::Global(_)))
+        .map(|v| v.name.clone())
+        .collect();
+    let mut missing: Vec<(usize, &crate::ir::GlobalVar)> = p
+        .program
+        .globals
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| names.contains(&g.name) && !have.contains(&g.name))
+        .collect();
+    missing.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    for (i, g) in missing {
+        f.func.vars.push(VarInfo {
+            name: g.name.clone(),
+            ty: g.ty.clone(),
+            kind: VarKind::Global(crate::ir::GlobalId::new(i)),
+            addr_taken: false,
+            line: g.line,
+        });
+    }
+    f
 }
 
 fn no_function(p: &GclProgram, name: &str) -> Error {

@@ -98,7 +98,31 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
     let mut rejected = vec![];
     for ext in &unit.0 {
         match &ext.node {
-            ExternalDeclaration::Declaration(d) => cx.file_declaration(d)?,
+            ExternalDeclaration::Declaration(d) => {
+                if let Err(e) = cx.file_declaration(d) {
+                    // A type or object the file cannot define (e.g. an array sized by a macro
+                    // of a missing header) is skipped: its names stay undeclared, so every
+                    // function using them is rejected. Functions are never skipped: a call
+                    // would then be assumed to return `int`.
+                    let declares_function = d.node.declarators.iter().any(|i| {
+                        i.node.declarator.node.derived.iter().any(|x| {
+                            matches!(
+                                x.node,
+                                DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_)
+                            )
+                        })
+                    });
+                    if declares_function {
+                        return Err(e);
+                    }
+                    cx.notes.push(format!(
+                        "{}:{}: declaration skipped, its names stay undeclared: {}",
+                        file,
+                        map.line(d.span.start),
+                        e.msg
+                    ));
+                }
+            }
             ExternalDeclaration::StaticAssert(_) => {}
             ExternalDeclaration::FunctionDefinition(fd) => {
                 let in_main = map.is_main(fd.span.start);
@@ -1488,6 +1512,15 @@ impl<'a> Ctx<'a> {
     fn ident(&mut self, name: &str, off: usize) -> Res<Val> {
         match self.lookup(name).cloned() {
             Some(Binding::Var(v)) => {
+                // A local read where a constant is needed (an array size: a VLA).
+                if self.f.is_none() {
+                    return Err(self.err(
+                        off,
+                        format!(
+                            "`{name}` is not a constant (variable-length arrays are not supported)"
+                        ),
+                    ));
+                }
                 let t = self.var_ty(v);
                 Ok(Val::L(Place::Var(v), t))
             }

@@ -6,13 +6,23 @@
 //! the main file to [`crate::ir`] with side effects made explicit. First stage of the pipeline;
 //! the `gcl` stage consumes its output.
 //!
+//! Unconfigured files: when the preprocessor stops at a missing header, the header is replaced
+//! by an empty stand-in (searched after every real directory, `-idirafter`) and preprocessing is
+//! retried; what that leaves undefined is repaired by `tolerant` during parsing. Every stand-in
+//! and repair becomes a note in [`Program::notes`]: grouped notes for the whole file, and notes
+//! of the form `file:line: …` for each use inside a function, which the report attaches to that
+//! function. `compile_commands` reads the real configuration from a compilation database.
+//!
 //! Robustness: the preprocessed text is scanned for nesting depth before parsing (the parser is
 //! recursive), and parsing runs on a thread with a large stack, so hostile input yields an
-//! [`Error`] rather than a crash.
+//! [`Error`] rather than a crash. Source files and preprocessed text are capped in size, and the
+//! preprocessor is killed when its output or running time exceeds a bound (macro bombs).
 
+pub mod compile_commands;
 mod consteval;
 mod lines;
 mod lower;
+mod tolerant;
 mod types;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +33,7 @@ use crate::ir::Program;
 
 pub use lines::LineMap;
 
-/// Preprocessor configuration (`--cpp`, `-I`, `-D`).
+/// Preprocessor configuration (`--cpp`, `-I`, `-D`, and what `--compile-commands` adds).
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Preprocessor command; `-E` is added. Default `cc`.
@@ -31,6 +41,12 @@ pub struct Options {
     pub include_dirs: Vec<PathBuf>,
     /// `NAME` or `NAME=VALUE`.
     pub defines: Vec<String>,
+    /// Macros to undefine (`-U`).
+    pub undefines: Vec<String>,
+    /// Files included before the source (`-include`).
+    pub forced_includes: Vec<PathBuf>,
+    /// Language standard (`-std=`); default `gnu11`.
+    pub std: Option<String>,
 }
 
 impl Default for Options {
@@ -39,26 +55,54 @@ impl Default for Options {
             cpp: "cc".into(),
             include_dirs: vec![],
             defines: vec![],
+            undefines: vec![],
+            forced_includes: vec![],
+            std: None,
         }
     }
 }
 
+/// Missing headers replaced by stand-ins before giving up.
+const MAX_MISSING_HEADERS: usize = 100;
+
 /// Deepest bracket nesting accepted. Real code stays far below; the limit keeps the recursive
 /// parser and lowering within their stacks.
 pub const MAX_NESTING: usize = 1000;
-/// Largest preprocessed input accepted, in bytes.
-pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// Largest preprocessed input accepted, in bytes. Parsing and lowering take about a hundred
+/// times the text's size in memory; real translation units (even amalgamations) stay below.
+pub const MAX_INPUT_BYTES: usize = 16 << 20;
+/// Largest source file accepted, in bytes (checked before running the preprocessor).
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// How long one preprocessor run, and separately one parse, may take, in milliseconds (a macro
+/// bomb keeps `cc -E` busy for hours; some operator runs make the backtracking parser
+/// exponential). `dizy diff` sets it to `--timeout`.
+static TIME_LIMIT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(60_000);
+
+pub fn set_time_limit(t: std::time::Duration) {
+    let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
+    TIME_LIMIT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn time_limit() -> std::time::Duration {
+    std::time::Duration::from_millis(TIME_LIMIT_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
 
 /// Load, preprocess, parse and lower `path`.
 pub fn load(path: &Path, opts: &Options) -> Result<Program> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
-    let text = preprocess(path, opts, &display)?;
-    parse_text(text, &display)
+    let (text, missing) = preprocess(path, opts, &display)?;
+    parse_with(text, &display, missing)
 }
 
 /// Parse and lower already-preprocessed text (with line markers) that came from `display`.
 pub fn parse_text(text: String, display: &str) -> Result<Program> {
+    parse_with(text, display, vec![])
+}
+
+/// Parse and lower; `missing` lists the headers replaced by empty stand-ins (name, where).
+fn parse_with(text: String, display: &str, missing: Vec<(String, String)>) -> Result<Program> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(Error::in_file(
             display,
@@ -76,14 +120,34 @@ pub fn parse_text(text: String, display: &str) -> Result<Program> {
     let handle = std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(move || -> Result<Program> {
-            let cfg = lang_c::driver::Config::default();
-            let parsed = match lang_c::driver::parse_preprocessed(&cfg, text) {
-                Ok(p) => p,
-                Err(e) => return Err(syntax_error(&e, &map, &display_owned)),
+            let t = match tolerant::parse(text) {
+                Ok(t) => t,
+                Err((e, _)) => {
+                    let map = LineMap::new(&e.source, &display_owned);
+                    return Err(syntax_error(&e, &map, &display_owned));
+                }
             };
-            lower::lower_unit(&parsed.unit, &map, &display_owned)
+            let map = LineMap::new(&t.parse.source, &display_owned);
+            let mut prog = lower::lower_unit(&t.parse.unit, &map, &display_owned)?;
+            annotate(&mut prog, &t, &map, &display_owned, &missing);
+            Ok(prog)
         })
         .map_err(|e| Error::new(format!("cannot start parser thread: {e}")))?;
+    // Wait at most the time limit; a parse that overruns is abandoned (its thread ends with the
+    // process, which reports the error and exits).
+    let (start, limit) = (std::time::Instant::now(), time_limit());
+    while !handle.is_finished() {
+        if start.elapsed() > limit {
+            return Err(Error::in_file(
+                display,
+                format!(
+                    "parsing stopped: it did not finish within {:.1} s (pathological syntax, such as a long run of operators?)",
+                    limit.as_secs_f64()
+                ),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     match handle.join() {
         Ok(r) => r,
         Err(_) => Err(Error::in_file(
@@ -99,29 +163,108 @@ fn check_input_file(path: &Path, display: &str) -> Result<()> {
     if meta.is_dir() {
         return Err(Error::in_file(display, "is a directory, not a C file"));
     }
+    // A FIFO or device would block or never end.
+    if !meta.is_file() {
+        return Err(Error::in_file(display, "is not a regular file"));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(Error::in_file(
+            display,
+            format!(
+                "file is {} bytes; dizy accepts C files up to {MAX_SOURCE_BYTES} bytes",
+                meta.len()
+            ),
+        ));
+    }
     std::fs::File::open(path)
         .map_err(|e| Error::in_file(display, format!("cannot read file: {e}")))?;
     Ok(())
 }
 
-fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<String> {
-    let mut cmd = Command::new(&opts.cpp);
-    cmd.arg("-E").arg("-std=gnu11");
-    for d in &opts.include_dirs {
-        cmd.arg("-I").arg(d);
-    }
-    for d in &opts.defines {
-        cmd.arg(format!("-D{d}"));
-    }
-    cmd.arg(path);
-    let out = cmd.output().map_err(|e| {
-        Error::in_file(
-            display,
-            format!("cannot run preprocessor `{}`: {e}", opts.cpp),
-        )
-    })?;
-    if !out.status.success() {
+/// Run the preprocessor; when it stops at a missing header, give the header an empty stand-in
+/// in a temporary directory searched after all real ones, and retry. Gives the text and the
+/// headers replaced, each with the `file:line` that included it.
+fn preprocess(
+    path: &Path,
+    opts: &Options,
+    display: &str,
+) -> Result<(String, Vec<(String, String)>)> {
+    let mut standins: Option<StandinDir> = None;
+    let mut missing: Vec<(String, String)> = vec![];
+    loop {
+        let mut cmd = Command::new(&opts.cpp);
+        cmd.arg("-E")
+            .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
+        for d in &opts.include_dirs {
+            cmd.arg("-I").arg(d);
+        }
+        for d in &opts.defines {
+            cmd.arg(format!("-D{d}"));
+        }
+        for u in &opts.undefines {
+            cmd.arg(format!("-U{u}"));
+        }
+        for f in &opts.forced_includes {
+            cmd.arg("-include").arg(f);
+        }
+        if let Some(dir) = &standins {
+            cmd.arg("-idirafter").arg(&dir.0);
+        }
+        cmd.arg(path);
+        let out = output_bounded(&mut cmd).map_err(|e| {
+            Error::in_file(
+                display,
+                match e {
+                    Bounded::Io(e) => format!("cannot run preprocessor `{}`: {e}", opts.cpp),
+                    Bounded::TooLarge => format!(
+                        "preprocessing stopped: the output exceeds {MAX_INPUT_BYTES} bytes (runaway macro expansion?)"
+                    ),
+                    Bounded::TooSlow(t) => format!(
+                        "preprocessing stopped: `{} -E` did not finish within {:.1} s (runaway macro expansion?)",
+                        opts.cpp,
+                        t.as_secs_f64()
+                    ),
+                },
+            )
+        })?;
+        if out.status.success() {
+            let text = String::from_utf8(out.stdout).map_err(|e| {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let msg = "the text is not valid UTF-8; dizy reads UTF-8 or ASCII C";
+                // The valid prefix carries the line markers that lead back to the source line.
+                let prefix = std::str::from_utf8(upto).unwrap_or("");
+                match LineMap::new(prefix, display).locate(prefix.len()) {
+                    Some((file, line)) => Error::at(file, line, msg),
+                    None => Error::in_file(display, msg),
+                }
+            })?;
+            return Ok((text, missing));
+        }
         let stderr = String::from_utf8_lossy(&out.stderr);
+        if missing.len() < MAX_MISSING_HEADERS {
+            if let Some((header, at)) = missing_header(&stderr) {
+                if !missing.iter().any(|(h, _)| *h == header) {
+                    if standins.is_none() {
+                        standins = Some(StandinDir::new().map_err(|e| {
+                            Error::in_file(
+                                display,
+                                format!("cannot create a temporary directory: {e}"),
+                            )
+                        })?);
+                    }
+                    let dir = &standins.as_ref().expect("created above").0;
+                    let file = dir.join(&header);
+                    let made = file
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|_| std::fs::write(&file, b""));
+                    if made.is_ok() {
+                        missing.push((header, at));
+                        continue;
+                    }
+                }
+            }
+        }
         // The compiler's first diagnostic already has the form `file:line:col: error: …`.
         let first = stderr
             .lines()
@@ -136,13 +279,139 @@ fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<String> {
             None => Error::in_file(display, msg),
         });
     }
-    String::from_utf8(out.stdout).map_err(|e| {
-        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = 1 + upto.iter().filter(|&&b| b == b'\n').count();
-        Error::in_file(
-            display,
-            format!("the preprocessed text is not valid UTF-8 (near preprocessed line {line}); dizy reads UTF-8 or ASCII C"),
-        )
+}
+
+/// A temporary directory for header stand-ins, removed when dropped.
+struct StandinDir(PathBuf);
+
+impl StandinDir {
+    fn new() -> std::io::Result<StandinDir> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("dizy-standins-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        Ok(StandinDir(dir))
+    }
+}
+
+impl Drop for StandinDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The header named by a "No such file" diagnostic (GCC or Clang) and the `file:line` of the
+/// include. Only plain relative names: a stand-in must not land outside its directory.
+fn missing_header(stderr: &str) -> Option<(String, String)> {
+    for l in stderr.lines() {
+        let Some((loc, rest)) = l.split_once(": fatal error: ") else {
+            continue;
+        };
+        let name = if let Some(n) = rest.strip_suffix(": No such file or directory") {
+            n.trim()
+        } else if let Some(n) = rest.strip_suffix(" file not found") {
+            n.trim().trim_matches('\'')
+        } else {
+            continue;
+        };
+        let p = Path::new(name);
+        let plain = !name.is_empty()
+            && p.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !plain {
+            return None;
+        }
+        // `file.c:6:10` → `file.c:6`
+        let at = match loc.rsplitn(3, ':').collect::<Vec<_>>().as_slice() {
+            [_, line, file] => format!("{file}:{line}"),
+            _ => loc.to_string(),
+        };
+        return Some((name.to_string(), at));
+    }
+    None
+}
+
+enum Bounded {
+    Io(std::io::Error),
+    TooLarge,
+    TooSlow(std::time::Duration),
+}
+
+/// `cmd.output()`, but the child is killed once its standard output exceeds [`MAX_INPUT_BYTES`]
+/// or it runs longer than the preprocessor timeout, so neither memory nor time is unbounded.
+fn output_bounded(cmd: &mut Command) -> std::result::Result<std::process::Output, Bounded> {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let limit = time_limit();
+    let start = std::time::Instant::now();
+    // Its own process group, so that the compiler proper (`cc1`, a grandchild) can be stopped too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(Bounded::Io)?;
+    let too_large = std::sync::Arc::new(AtomicBool::new(false));
+    let (mut out, err) = (child.stdout.take(), child.stderr.take());
+    let flag = too_large.clone();
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.take(MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut v);
+        }
+        if v.len() > MAX_INPUT_BYTES {
+            flag.store(true, Ordering::Relaxed);
+        }
+        v
+    });
+    // Diagnostics are short; cap them too, in case of a flood.
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(e) = err {
+            let _ = e.take(1 << 20).read_to_end(&mut v);
+        }
+        v
+    });
+    let mut nap = std::time::Duration::from_millis(1);
+    let status = loop {
+        if let Some(st) = child.try_wait().map_err(Bounded::Io)? {
+            break st;
+        }
+        let stop = if too_large.load(Ordering::Relaxed) {
+            Some(Bounded::TooLarge)
+        } else if start.elapsed() > limit {
+            Some(Bounded::TooSlow(limit))
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            #[cfg(unix)]
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stderr(Stdio::null())
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            // The readers are not joined: a grandchild that survived would keep them waiting.
+            return Err(why);
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(std::time::Duration::from_millis(20));
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    if stdout.len() > MAX_INPUT_BYTES {
+        return Err(Bounded::TooLarge);
+    }
+    Ok(std::process::Output {
+        status,
+        stdout,
+        stderr,
     })
 }
 
@@ -153,7 +422,8 @@ fn first_line_number(diag: &str) -> Option<u32> {
     parts.next()?.trim().parse().ok()
 }
 
-fn syntax_error(e: &lang_c::driver::SyntaxError, map: &LineMap, display: &str) -> Error {
+/// The message of a syntax error, without its location.
+fn syntax_message(e: &lang_c::driver::SyntaxError) -> String {
     let mut expected: Vec<_> = e.expected.iter().copied().collect();
     expected.sort_unstable();
     expected.truncate(8);
@@ -162,7 +432,7 @@ fn syntax_error(e: &lang_c::driver::SyntaxError, map: &LineMap, display: &str) -
         .take(20)
         .take_while(|c| *c != '\n')
         .collect();
-    let msg = if near.is_empty() {
+    if near.is_empty() {
         "syntax error: unexpected end of input".to_string()
     } else {
         format!(
@@ -170,12 +440,268 @@ fn syntax_error(e: &lang_c::driver::SyntaxError, map: &LineMap, display: &str) -
             near.trim(),
             expected.join(" ")
         )
-    };
+    }
+}
+
+fn syntax_error(e: &lang_c::driver::SyntaxError, map: &LineMap, display: &str) -> Error {
+    let msg = syntax_message(e);
     match map.locate(e.offset) {
         Some((file, line)) if file == display => Error::at(display, line, msg),
         Some((file, line)) => Error::at(file, line, msg),
         None => Error::in_file(display, msg),
     }
+}
+
+/// Items a grouped note lists before "and N more": keeps the report to one screen.
+const NOTE_ITEMS: usize = 8;
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    let mut s = items
+        .iter()
+        .take(NOTE_ITEMS)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > NOTE_ITEMS {
+        s.push_str(&format!(" and {} more", items.len() - NOTE_ITEMS));
+    }
+    s
+}
+
+/// Record what the tolerant load assumed: grouped notes for the file, `file:line: …` notes at
+/// each use inside a function, and the functions skipped after a syntax error as rejected.
+fn annotate(
+    prog: &mut Program,
+    t: &tolerant::Tolerated,
+    map: &LineMap,
+    display: &str,
+    missing: &[(String, String)],
+) {
+    let text = &t.parse.source;
+    let pl = t.prelude_len;
+    let line_of = |body_off: usize| map.line(body_off + pl);
+    let r = &t.repairs;
+    let mut notes = vec![];
+    if !missing.is_empty() {
+        notes.push(format!(
+            "{display}: missing headers replaced by empty files (the real configuration is unknown; give -I/-D or --compile-commands): {}",
+            list(missing.iter().map(|(h, at)| {
+                // `file.c:6` → `line 6` when the file is the one being read.
+                match at.strip_prefix(display).and_then(|l| l.strip_prefix(':')) {
+                    Some(line) => format!("{h} (line {line})"),
+                    None => format!("{h} ({at})"),
+                }
+            }))
+        ));
+    }
+    if !r.typedefs.is_empty() {
+        notes.push(format!(
+            "{display}: unknown type names given assumed typedefs (width and signedness are a guess and decide overflow behaviour): {}",
+            list(r.typedefs.iter().map(|(n, (ty, off))| format!("{n} as {ty} (line {})", line_of(*off))))
+        ));
+    }
+    if !r.blanked.is_empty() {
+        notes.push(format!(
+            "{display}: unknown macros where no expression can stand expanded to nothing: {}",
+            list(r.blanked.iter().map(|(off, orig)| format!(
+                "`{}` (line {})",
+                one_line(orig),
+                line_of(*off)
+            )))
+        ));
+    }
+    if !r.unwrapped.is_empty() {
+        notes.push(format!(
+            "{display}: macros wrapping a function name reduced to the name: {}",
+            list(
+                r.unwrapped
+                    .iter()
+                    .map(|(off, m, n)| format!("{m}({n}) (line {})", line_of(*off)))
+            )
+        ));
+    }
+    if !r.semicolons.is_empty() {
+        notes.push(format!(
+            "{display}: unknown macros used as statements without `;` taken as calls: {}",
+            list(
+                r.semicolons
+                    .iter()
+                    .map(|(_, off, n)| format!("{n} (line {})", line_of(*off)))
+            )
+        ));
+    }
+    if !r.constants.is_empty() {
+        notes.push(format!(
+            "{display}: undefined NULL, true, false (their header is missing) taken as 0, 1, 0 (also True/TRUE, False/FALSE): {}",
+            list(r.constants.iter().map(|(off, n, _)| format!("{n} (line {})", line_of(*off))))
+        ));
+    }
+    // The lowering notes each call to an undeclared function; one line lists them all.
+    const UNDECLARED: &str = "` is called without a declaration; assumed `int ";
+    let (calls, mut other): (Vec<String>, Vec<String>) = std::mem::take(&mut prog.notes)
+        .into_iter()
+        .partition(|n| n.contains(UNDECLARED));
+    if !calls.is_empty() {
+        let names = calls.iter().filter_map(|n| {
+            n.strip_prefix('`')
+                .and_then(|n| n.split_once('`'))
+                .map(|(name, _)| name.to_string())
+        });
+        other.push(format!(
+            "{display}: called without a declaration (unknown functions or function-like macros; results assumed `int`, calls compared as effects): {}",
+            list(names)
+        ));
+    }
+    other.extend(notes);
+    // Per use inside each main-file function: the report attaches these to the function.
+    for ext in &t.parse.unit.0 {
+        let lang_c::ast::ExternalDeclaration::FunctionDefinition(fd) = &ext.node else {
+            continue;
+        };
+        if !map.is_main(fd.span.start) {
+            continue;
+        }
+        let (start, end) = (fd.span.start, fd.span.end);
+        for (name, (ty, _)) in &r.typedefs {
+            if let Some(off) = tolerant::find_ident(text, start, end, name) {
+                other.push(format!(
+                    "{display}:{}: uses `{name}`, an unknown type assumed `{ty}` (a guess: its width and signedness decide overflow)",
+                    map.line(off)
+                ));
+            }
+        }
+        for (off, orig) in &r.blanked {
+            if (start..end).contains(&(off + pl)) {
+                other.push(format!(
+                    "{display}:{}: unknown macro `{}` expanded to nothing",
+                    line_of(*off),
+                    one_line(orig)
+                ));
+            }
+        }
+        for (_, off, name) in &r.semicolons {
+            if (start..end).contains(&(off + pl)) {
+                other.push(format!(
+                    "{display}:{}: unknown macro `{name}` used as a statement: taken as a call",
+                    line_of(*off)
+                ));
+            }
+        }
+        for (off, name, v) in &r.constants {
+            if (start..end).contains(&(off + pl)) {
+                other.push(format!(
+                    "{display}:{}: undefined `{name}` taken as {v}",
+                    line_of(*off)
+                ));
+            }
+        }
+    }
+    fingerprints(prog, t, map, &mut other);
+    prog.notes = other;
+    for (name, off, msg) in &r.bodies {
+        prog.functions.retain(|f| f.name != *name);
+        prog.rejected.retain(|(n, _)| n != name);
+        prog.rejected.push((
+            name.clone(),
+            Error::at(
+                display,
+                line_of(*off),
+                format!("{msg}; the function was skipped (an unknown macro? give -I/-D or --compile-commands)"),
+            ),
+        ));
+    }
+    if !missing.is_empty() {
+        for (_, e) in &mut prog.rejected {
+            if e.msg.starts_with("use of undeclared identifier")
+                || e.msg.contains("of a non-struct value")
+                || e.msg.starts_with("unknown type")
+                || e.msg.starts_with("variable-length arrays")
+            {
+                e.msg
+                    .push_str(" (defined in a missing header? give -I/-D or --compile-commands)");
+            }
+        }
+    }
+}
+
+/// Notes starting with this are for the `diff` driver, not for people: the fingerprint of a
+/// rejected function (see [`fingerprint`]).
+const FINGERPRINT: &str = "dizy-fingerprint ";
+
+/// Whether a program note is internal (not an assumption to report).
+pub fn is_internal(note: &str) -> bool {
+    note.starts_with(FINGERPRINT)
+}
+
+/// Fingerprint of a function the lowering rejected: a hash of its preprocessed tokens and of
+/// every token outside function bodies (types, globals, prototypes). Equal fingerprints in two
+/// versions mean the function's text and everything it could refer to outside other functions
+/// is the same, so it is unchanged even though it cannot be analysed. (Changed callees are
+/// caught by the callee's own report.)
+pub fn fingerprint(prog: &Program, name: &str) -> Option<String> {
+    prog.notes.iter().find_map(|n| {
+        let rest = n.strip_prefix(FINGERPRINT)?;
+        let (n, h) = rest.split_once(' ')?;
+        (n == name).then(|| h.to_string())
+    })
+}
+
+fn fingerprints(prog: &Program, t: &tolerant::Tolerated, map: &LineMap, notes: &mut Vec<String>) {
+    use std::hash::{Hash, Hasher};
+    if prog.rejected.is_empty() {
+        return;
+    }
+    let text = &t.parse.source;
+    let mut defs = vec![];
+    for ext in &t.parse.unit.0 {
+        if let lang_c::ast::ExternalDeclaration::FunctionDefinition(fd) = &ext.node {
+            defs.push((fd.span.start, fd.span.end, map.is_main(fd.span.start), fd));
+        }
+    }
+    // Tokens outside function definitions, without line markers.
+    let mut outside = std::collections::hash_map::DefaultHasher::new();
+    let mut from = t.prelude_len;
+    for (s, e, _, _) in &defs {
+        tolerant::hash_tokens(&text[from.min(*s)..*s], &mut outside);
+        from = *e;
+    }
+    tolerant::hash_tokens(&text[from.min(text.len())..], &mut outside);
+    let outside = outside.finish();
+    for (s, e, main, fd) in &defs {
+        if !main {
+            continue;
+        }
+        let Some(name) = declarator_name(&fd.node.declarator.node) else {
+            continue;
+        };
+        let blanked = t.repairs.bodies.iter().any(|b| b.0 == name);
+        if blanked || !prog.rejected.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        outside.hash(&mut h);
+        tolerant::hash_tokens(&text[*s..*e], &mut h);
+        notes.push(format!("{FINGERPRINT}{name} {:016x}", h.finish()));
+    }
+}
+
+fn declarator_name(d: &lang_c::ast::Declarator) -> Option<String> {
+    use lang_c::ast::DeclaratorKind;
+    match &d.kind.node {
+        DeclaratorKind::Identifier(id) => Some(id.node.name.clone()),
+        DeclaratorKind::Declarator(inner) => declarator_name(&inner.node),
+        DeclaratorKind::Abstract => None,
+    }
+}
+
+/// Source text on one line, without the line markers the preprocessor put inside it.
+fn one_line(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Reject nesting deeper than [`MAX_NESTING`] before handing the text to the recursive parser.

@@ -12,6 +12,7 @@
 
 mod flatten;
 mod print;
+mod scalarize;
 
 pub use flatten::flatten_function;
 pub use print::{guard_text, instr_text, print_function};
@@ -117,7 +118,9 @@ impl GclProgram {
 pub fn flatten_program(program: Program) -> crate::Result<GclProgram> {
     let mut functions = Vec::with_capacity(program.functions.len());
     for f in &program.functions {
-        functions.push(flatten_function(f).map_err(|e| e.with_file(&program.file))?);
+        let mut g = flatten_function(f).map_err(|e| e.with_file(&program.file))?;
+        scalarize::scalarize(&mut g, &program.structs);
+        functions.push(g);
     }
     Ok(GclProgram { program, functions })
 }

@@ -134,6 +134,9 @@ pub struct Interp<'a> {
     /// Variables of the called function to read when it returns ([`Interp::call_observe`]).
     observe: Vec<VarId>,
     observed: Vec<Option<Value>>,
+    /// When set, the branch outcomes of the called function's own frame: (instruction, guard
+    /// true), at most this many ([`Interp::call_traced`]).
+    trace: Option<(Vec<(u32, bool)>, usize)>,
 }
 
 impl<'a> Interp<'a> {
@@ -155,6 +158,7 @@ impl<'a> Interp<'a> {
             output: Vec::new(),
             observe: Vec::new(),
             observed: Vec::new(),
+            trace: None,
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -245,6 +249,21 @@ impl<'a> Interp<'a> {
         self.observe.clear();
         let observed = std::mem::take(&mut self.observed);
         r.map(|out| (out, observed))
+    }
+
+    /// Like [`Interp::call`], and also give the instructions of `func`'s own frame (not of its
+    /// callees) that were reached, each with whether its guard held, up to `max` of them. This is
+    /// the concrete path the concolic witness search follows.
+    pub fn call_traced(
+        &mut self,
+        func: &str,
+        args: &[Value],
+        max: usize,
+    ) -> (Result<RunOutcome, RunError>, Vec<(u32, bool)>) {
+        self.trace = Some((Vec::new(), max));
+        let r = self.call(func, args);
+        let edges = self.trace.take().map(|t| t.0).unwrap_or_default();
+        (r, edges)
     }
 
     /// Call `func` with `args` (converted to the parameter types as by assignment).
@@ -452,12 +471,16 @@ impl<'a> Interp<'a> {
             if self.steps > self.budget {
                 return Err(RunError::Budget { steps: self.budget });
             }
-            if !ins
-                .guard
-                .0
-                .iter()
-                .all(|l| fr.guards.get(l.guard.index()).copied().unwrap_or(false) == l.positive)
-            {
+            let holds =
+                ins.guard.0.iter().all(|l| {
+                    fr.guards.get(l.guard.index()).copied().unwrap_or(false) == l.positive
+                });
+            if let Some((t, max)) = &mut self.trace {
+                if self.frames.len() == 1 && t.len() < *max {
+                    t.push(((self.frames[0].pc - 1) as u32, holds));
+                }
+            }
+            if !holds {
                 continue;
             }
             self.line = ins.line.0;

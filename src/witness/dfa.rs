@@ -461,16 +461,22 @@ fn search_paths(
                 let key = |e: &Edge| (e.at, e.taken);
                 a.0.iter().map(key).cmp(b.0.iter().map(key))
             });
-            let mut ps = super::smt::PathSolver::new(&ctx, c, d, r.params.len())?;
+            let mut ps = super::smt::PathSolver::new(&ctx, c, Some(*d), r.params.len())?;
             for (edges, p) in fresh {
                 if Instant::now() > deadline || r.exhausted() {
                     return None;
                 }
                 solved.insert((k, p.hash()));
-                let found = ps.solve(&edges, deadline, MODELS_PER_PATH, |vals| {
-                    r.try_values(vals, "smt")
+                // Every model of a feasible path is tried (smallest first); the validated ones
+                // after the first are kept as further examples.
+                let mut found: Vec<Witness> = vec![];
+                ps.solve(&edges, deadline, MODELS_PER_PATH, |vals| {
+                    found.extend(r.try_values(vals, "smt"));
+                    None::<()>
                 });
-                if let Some(mut w) = found {
+                if !found.is_empty() {
+                    let mut w = found.remove(0);
+                    w.also = found.into_iter().map(|x| x.inputs).collect();
                     w.loop_bound = Some(nu);
                     w.path_len = Some(p.len());
                     return Some(w);
@@ -486,68 +492,16 @@ fn search_paths(
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
     use std::time::{Duration, Instant};
 
-    use super::super::{Options, Runner, Witness};
-    use crate::correlate::{self, Correlated};
-    use crate::delta::{self, Delta};
-    use crate::gcl::GclProgram;
-    use crate::ir::CType;
-
-    fn load(dir: &Path, name: &str, src: &str) -> GclProgram {
-        let p = dir.join(name);
-        std::fs::write(&p, src).expect("write");
-        crate::load_gcl(&p, &Default::default()).expect("load")
-    }
-
-    struct Pair {
-        old: GclProgram,
-        new: GclProgram,
-        c: Correlated,
-        d: Delta,
-    }
-
-    fn pair(old: &str, new: &str, func: &str) -> Pair {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let old = load(dir.path(), "old.c", old);
-        let new = load(dir.path(), "new.c", new);
-        let c = correlate::correlate(&old, &new, func, &Default::default()).expect("correlate");
-        let a = crate::analysis::analyze(&c, &Default::default()).expect("analysis");
-        let d = delta::compute(&c, &a, crate::analysis::Overflow::Math).expect("delta");
-        Pair { old, new, c, d }
-    }
+    use super::super::testutil::{bench_pair, input, pair, with_runner, Pair};
+    use super::super::{Options, Witness};
 
     /// Only the symbolic step, with a generous budget.
     fn smt_only(p: &Pair, func: &str) -> Option<Witness> {
-        let fo = p.old.function(func).expect("function");
-        let params: Vec<(String, CType)> = fo
-            .func
-            .params
-            .iter()
-            .map(|v| (fo.func.var(*v).name.clone(), fo.func.var(*v).ty.clone()))
-            .collect();
-        let opts = Options {
-            time: Duration::from_secs(60),
-            ..Default::default()
-        };
-        let mut r = Runner {
-            old: &p.old,
-            new: &p.new,
-            func,
-            params,
-            opts: &opts,
-            runs: 0,
-            start: Instant::now(),
-        };
-        super::search(&p.c, &p.d, &mut r, Instant::now() + Duration::from_secs(60))
-    }
-
-    fn input(w: &Witness, name: &str) -> i128 {
-        let v = &w.inputs.iter().find(|(n, _)| n == name).expect("input").1;
-        v.trim_end_matches(|c: char| c.is_ascii_alphabetic())
-            .parse()
-            .expect("integer literal")
+        with_runner(p, func, |r| {
+            super::search(&p.c, &p.d, r, Instant::now() + Duration::from_secs(60))
+        })
     }
 
     #[test]
@@ -668,18 +622,6 @@ mod tests {
         );
     }
 
-    fn bench_pair(name: &str, func: &str) -> Pair {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("benchmarks/pairs")
-            .join(name);
-        let old = crate::load_gcl(&dir.join("old.c"), &Default::default()).expect("old");
-        let new = crate::load_gcl(&dir.join("new.c"), &Default::default()).expect("new");
-        let c = correlate::correlate(&old, &new, func, &Default::default()).expect("correlate");
-        let a = crate::analysis::analyze(&c, &Default::default()).expect("analysis");
-        let d = delta::compute(&c, &a, crate::analysis::Overflow::Math).expect("delta");
-        Pair { old, new, c, d }
-    }
-
     #[test]
     fn nested_loops() {
         // n = 1, m = 0: the old inner loop runs once, the new one not at all; the edges of the
@@ -689,6 +631,24 @@ mod tests {
         let w = smt_only(&p, "nested_count").expect("witness");
         assert_eq!(w.strategy, "smt");
         assert!(w.loop_bound.expect("loop bound") >= 4, "{w:?}");
+    }
+
+    #[test]
+    fn thesis_three_x_versus_x_plus_ten() {
+        // Thesis eq. 3.1: the failure condition 3x ≠ x + 10 means x ≠ 5.
+        let p = bench_pair("thesis_3x_vs_x10", "scale");
+        let w = smt_only(&p, "scale").expect("witness");
+        assert_eq!(w.strategy, "smt");
+        assert_ne!(input(&w, "x"), 5);
+        assert_ne!(w.old.ret, w.new.ret);
+    }
+
+    #[test]
+    fn memchr_char_signedness() {
+        // Bytes read as signed char differ from unsigned char only for c in [128, 256).
+        let p = bench_pair("memchr_char_sign", "scan_word");
+        let w = smt_only(&p, "scan_word").expect("witness");
+        assert!((128..256).contains(&input(&w, "c")), "{w:?}");
     }
 
     #[test]

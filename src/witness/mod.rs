@@ -11,14 +11,18 @@
 //! (`smt`, modules `dfa` and `smt`), then a bounded search over boundary and random values
 //! (`search`). Parameters are the inputs a witness sets; globals keep their initial values.
 
+mod concolic;
 mod dfa;
+pub mod native;
 mod smt;
+#[cfg(test)]
+mod testutil;
 
 use std::time::{Duration, Instant};
 
 use crate::correlate::Correlated;
 use crate::delta::Delta;
-use crate::gcl::GclProgram;
+use crate::gcl::{GclFunction, GclProgram};
 use crate::interp::{self, Interp, RunError, Value};
 use crate::ir::{CType, VarId, VarKind};
 
@@ -55,13 +59,15 @@ pub struct Behaviour {
     pub output: Vec<u8>,
 }
 
+/// Parameter names and values as C literals, in parameter order.
+pub type Inputs = Vec<(String, String)>;
+
 #[derive(Clone, Debug)]
 pub struct Witness {
-    /// Parameter names and values (C literals), in parameter order.
-    pub inputs: Vec<(String, String)>,
+    pub inputs: Inputs,
     pub old: Behaviour,
     pub new: Behaviour,
-    /// Which strategy found it (`seed`, `smt`, `search`).
+    /// Which strategy found it (`seed`, `smt`, `concolic`, `search`).
     pub strategy: String,
     pub validated_by: String,
     /// Executions tried before this one was found.
@@ -69,6 +75,12 @@ pub struct Witness {
     /// For `smt`: the loop bound ν and the length (edges) of the solved path.
     pub loop_bound: Option<u32>,
     pub path_len: Option<usize>,
+    /// Milliseconds from the start of the search until this witness was validated (`diff`
+    /// adds the analysis time before it).
+    pub time_ms: u128,
+    /// Further validated distinguishing inputs the same strategy found at little extra cost
+    /// (other models of the same path, smallest first), in the form of `inputs`.
+    pub also: Vec<Inputs>,
 }
 
 /// Execute one version; `None` when the run is not a valid test (UB, budget, unsupported).
@@ -131,16 +143,13 @@ impl Runner<'_> {
         self.runs >= self.opts.max_runs || self.start.elapsed() > self.opts.time
     }
 
-    /// Try one candidate (values already in parameter order).
-    fn try_values(&mut self, vals: &[i128], strategy: &str) -> Option<Witness> {
-        if self.exhausted() {
-            return None;
-        }
+    /// The arguments for `vals` (in parameter order) and their C literals; `None` when a value
+    /// does not fit its parameter's type.
+    fn args(&self, vals: &[i128]) -> Option<(Vec<Value>, Inputs)> {
         let mut args = vec![];
         let mut lits = vec![];
         for ((name, ty), v) in self.params.iter().zip(vals) {
-            let lit = v.to_string();
-            let val = interp::parse_arg(&lit, ty).ok()?;
+            let val = interp::parse_arg(&v.to_string(), ty).ok()?;
             // A value the type cannot hold is not this input.
             if let Value::Int(x) = val {
                 if ty.is_integer() && x != *v {
@@ -150,6 +159,15 @@ impl Runner<'_> {
             args.push(val);
             lits.push((name.clone(), interp::format_value(&val, ty)));
         }
+        Some((args, lits))
+    }
+
+    /// Try one candidate (values already in parameter order).
+    fn try_values(&mut self, vals: &[i128], strategy: &str) -> Option<Witness> {
+        if self.exhausted() {
+            return None;
+        }
+        let (args, lits) = self.args(vals)?;
         self.runs += 1;
         let o = behave(self.old, self.func, &args, self.opts.step_budget)?;
         let n = behave(self.new, self.func, &args, self.opts.step_budget)?;
@@ -162,8 +180,35 @@ impl Runner<'_> {
             tries: self.runs,
             loop_bound: None,
             path_len: None,
+            time_ms: self.start.elapsed().as_millis(),
+            also: vec![],
         })
     }
+}
+
+/// Names and types of `f`'s parameters.
+fn params_of(f: &GclFunction) -> Vec<(String, CType)> {
+    f.func
+        .params
+        .iter()
+        .map(|p| (f.func.var(*p).name.clone(), f.func.var(*p).ty.clone()))
+        .collect()
+}
+
+/// Integer points of the differing states' inputs, in parameter order (0 where a state does not
+/// constrain a parameter).
+fn seeds(delta: &Delta, params: &[(String, CType)]) -> Vec<Vec<i128>> {
+    let mut out = vec![];
+    for d in delta.points.iter().flat_map(|p| &p.different) {
+        if let Some(seed) = &d.seed {
+            let vals = params
+                .iter()
+                .map(|(n, _)| seed.iter().find(|(m, _)| m == n).map_or(0, |x| x.1))
+                .collect();
+            out.push(vals);
+        }
+    }
+    out
 }
 
 /// Search for a validated distinguishing input (`corr`: the correlating program, for the
@@ -181,12 +226,7 @@ pub fn search(
     if fo.func.params.len() != fnew.func.params.len() {
         return None;
     }
-    let params: Vec<(String, CType)> = fo
-        .func
-        .params
-        .iter()
-        .map(|p| (fo.func.var(*p).name.clone(), fo.func.var(*p).ty.clone()))
-        .collect();
+    let params = params_of(fo);
     if params.iter().any(|(_, t)| !t.is_arith()) {
         return None;
     }
@@ -200,18 +240,9 @@ pub fn search(
         start: Instant::now(),
     };
     // 1. Seeds: integer points of the differing states' inputs.
-    for p in &delta.points {
-        for d in &p.different {
-            let Some(seed) = &d.seed else { continue };
-            let vals: Option<Vec<i128>> = params
-                .iter()
-                .map(|(n, _)| seed.iter().find(|(m, _)| m == n).map(|x| x.1).or(Some(0)))
-                .collect();
-            if let Some(vals) = vals {
-                if let Some(w) = r.try_values(&vals, "seed") {
-                    return Some(w);
-                }
-            }
+    for vals in seeds(delta, &params) {
+        if let Some(w) = r.try_values(&vals, "seed") {
+            return Some(w);
         }
     }
     // 2. Symbolic: paths to the differing diff points, solved with z3; at most 60% of the time
@@ -267,6 +298,16 @@ pub fn search(
                     return None;
                 }
             }
+        }
+    }
+    // 4. Alternating concolic execution from zero and the seeds, with half the time left (the
+    // random search gets the rest).
+    if let Some(c) = corr {
+        let left = opts.time.saturating_sub(r.start.elapsed());
+        let mut start = vec![vec![0; k]];
+        start.extend(seeds(delta, &params));
+        if let Some(w) = concolic::search(c, &mut r, start, Instant::now() + left / 2) {
+            return Some(w);
         }
     }
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (func.len() as u64);

@@ -681,7 +681,8 @@ fn numeral(m: &Model, v: &BV, signed: bool) -> Option<i128> {
 /// solver learnt about it).
 pub(super) struct PathSolver<'ctx, 'a> {
     ctx: &'ctx Context,
-    d: &'a DiffPoint,
+    /// The failure condition's diff point; `None` asks only for inputs that follow the path.
+    d: Option<&'a DiffPoint>,
     enc: Enc<'ctx, 'a>,
     solver: Solver<'ctx>,
     /// Edges of the encoded prefix, each with the state before it.
@@ -695,7 +696,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
     pub fn new(
         ctx: &'ctx Context,
         c: &'a Correlated,
-        d: &'a DiffPoint,
+        d: Option<&'a DiffPoint>,
         n_params: usize,
     ) -> Option<Self> {
         let enc = Enc::new(ctx, c);
@@ -752,9 +753,9 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         }
     }
 
-    /// Solve `WP(f, path) ∧ inputs equal` and offer up to `max_models` models, as values of
-    /// the old function's parameters in order, to `accept`; gives the first thing `accept`
-    /// returns.
+    /// Solve `WP(f, path) ∧ inputs equal` (without a diff point: the path condition alone) and
+    /// offer up to `max_models` models, as values of the old function's parameters in order, to
+    /// `accept`; gives the first thing `accept` returns.
     pub fn solve<T>(
         &mut self,
         path: &[Edge],
@@ -776,11 +777,13 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         accept: &mut impl FnMut(&[i128]) -> Option<T>,
     ) -> Option<T> {
         let ctx = self.ctx;
-        let f = self.enc.failure(self.d);
-        for fact in self.enc.facts.drain(..) {
-            self.solver.assert(&fact);
+        if let Some(d) = self.d {
+            let f = self.enc.failure(d);
+            for fact in self.enc.facts.drain(..) {
+                self.solver.assert(&fact);
+            }
+            self.solver.assert(&f);
         }
-        self.solver.assert(&f);
         if self.check(deadline)? != SatResult::Sat {
             return None;
         }

@@ -7,13 +7,13 @@
 //!   already-converted value the C harness reads, the harness generator ([`harness_source`]), the
 //!   compile-and-run driver ([`run_native`]) and value parsing/comparison ([`Value`]).
 //!
-//! Nothing here depends on the `dizy` crate, so the oracle can be exercised on its own.
+//! The oracle (types, inputs, harness, value parsing) does not depend on the `dizy` crate, so it
+//! stays independent of what it checks; only the process runner is the library's.
 #![allow(dead_code)]
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
 /// What a process did.
 #[derive(Debug)]
@@ -32,66 +32,21 @@ impl Outcome {
 }
 
 /// Run `cmd` with the given standard input (or none), capturing stdout and stderr; kill it if it
-/// has not finished after `timeout`.
+/// has not finished after `timeout`. The process plumbing is the library's (native witness
+/// validation uses it too); a command that cannot be started fails the test.
 pub fn run_with_timeout(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> Outcome {
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot spawn {cmd:?}: {e}"));
-    let writer = stdin.map(|data| {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        let data = data.to_vec();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&data);
-        })
-    });
-    let mut out = child.stdout.take().expect("stdout pipe");
-    let mut err = child.stderr.take().expect("stderr pipe");
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let mut timed_out = false;
-    let mut nap = Duration::from_millis(1);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) => {
-                if start.elapsed() > timeout {
-                    timed_out = true;
-                    let _ = child.kill();
-                    break child.wait().ok();
-                }
-                std::thread::sleep(nap);
-                nap = (nap * 2).min(Duration::from_millis(20));
-            }
-            Err(e) => panic!("waiting for {cmd:?}: {e}"),
-        }
-    };
-    let elapsed = start.elapsed();
-    if let Some(w) = writer {
-        let _ = w.join();
-    }
-    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let out = dizy::witness::native::run_with_timeout(cmd, stdin, timeout);
+    assert!(
+        out.status.is_some() || out.timed_out,
+        "cannot spawn {cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Outcome {
-        status,
-        stdout,
-        stderr,
-        timed_out,
-        elapsed,
+        status: out.status,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        timed_out: out.timed_out,
+        elapsed: out.elapsed,
     }
 }
 

@@ -1,0 +1,14 @@
+/* lib */
+int gain(int x)
+{
+    return x * 2;
+}
+
+/* client */
+int client(int x)
+{
+    int r = gain(x);
+    if (r > 100)
+        r = 100;
+    return r;
+}

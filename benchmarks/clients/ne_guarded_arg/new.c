@@ -1,0 +1,15 @@
+/* lib */
+int scale(int x)
+{
+    if (x < 0)
+        return 0;
+    return x * 2;
+}
+
+/* client */
+int client(int a)
+{
+    if (a >= 0)
+        return scale(a) + 1;
+    return -1;
+}

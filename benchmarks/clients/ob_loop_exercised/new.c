@@ -1,0 +1,18 @@
+/* lib */
+int step(int i)
+{
+    if (i == 3)
+        return 6;
+    return i;
+}
+
+/* client */
+int client(int n)
+{
+    int s = 0;
+    if (n > 8)
+        n = 8;
+    for (int i = 0; i < n; i++)
+        s += step(i);
+    return s;
+}

@@ -1,0 +1,5 @@
+int f(int a)
+{
+    char x = a;
+    return x + 1;
+}

@@ -1,0 +1,807 @@
+//! Tolerant parsing of unconfigured source files.
+//!
+//! Takes preprocessed text whose project headers may have been replaced by empty stand-ins (see
+//! `super::preprocess`), so that project typedefs and macros are unknown; gives a `lang-c` parse of
+//! a repaired text plus the list of every repair, for the report. Sits between the preprocessor
+//! and the lowering. Repairs, each tried only where the parser actually failed (bounded retries):
+//!
+//! * an unknown name in a type position (`idx_t n;`, `(uintmax_t) x`, `bool f (…)`) gets a
+//!   typedef in a prelude placed before the text under a `<dizy-assumed>` line marker, so
+//!   reported lines do not move: the standard names get their LP64 type, others `long` — a
+//!   guess whose width and signedness decide overflow behaviour, reported per function;
+//! * an unknown macro that cannot be an expression (`char *p IF_LINT (= NULL);`,
+//!   `void f (void) ATTRIBUTE_NORETURN;`, `_GL_INLINE int f`) is blanked out (replaced by spaces,
+//!   so offsets and lines stay put);
+//! * an unknown macro used as a statement without `;` (`AssertH (c, 1007)` expanding to a
+//!   braced block) gets its `;` in the whitespace that follows, and stays an unknown call;
+//! * a syntax error that no rule repairs, inside a function body of the main file, blanks that
+//!   body; the function is then reported as rejected with the parser's message, and the rest of
+//!   the file is still analysed.
+//!
+//! `NULL`, `true` and `false` (also `True`/`TRUE`, `False`/`FALSE`) left undefined because
+//! their header was missing become `0`, `1`, `0`; a macro wrapping a function's name
+//! (`int BZ_API(f) (…)`) is reduced to the name. Project typedefs whose name gives the width
+//! (`UInt32`, `u16`, `UChar`) get that width. Unknown function-like macros used as expressions (`_("msg")`, `TAB_WIDTH (a, b)`) need
+//! no repair: they parse as calls to undeclared functions, which the lowering treats as unknown
+//! external calls (compared as effects, results assumed `int`).
+
+use std::collections::BTreeMap;
+
+use lang_c::driver::{Config, Parse, SyntaxError};
+
+/// How many repairs are tried before giving up on a file.
+const MAX_REPAIRS: usize = 400;
+
+const PRELUDE_MARKER: &str = "# 1 \"<dizy-assumed>\"\n";
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tok {
+    Ident,
+    Number,
+    Literal,
+    Punct,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Token {
+    start: usize,
+    end: usize,
+    kind: Tok,
+}
+
+/// Everything the tolerant parse changed, with main-file positions (byte offsets in the body).
+#[derive(Default, Debug)]
+pub(super) struct Repairs {
+    /// Guessed typedefs: name → (C type, offset of the use that needed it).
+    pub typedefs: BTreeMap<String, (&'static str, usize)>,
+    /// Blanked macro uses: (offset, original text).
+    pub blanked: Vec<(usize, String)>,
+    /// Undefined constants replaced: (offset, name, value).
+    pub constants: Vec<(usize, String, &'static str)>,
+    /// Macros wrapping a function name, reduced to the name: (offset, macro, name).
+    pub unwrapped: Vec<(usize, String, String)>,
+    /// `;` put after a statement macro: (offset of the `;`, offset and name of the macro).
+    pub semicolons: Vec<(usize, usize, String)>,
+    /// Function bodies blanked after an unrepairable syntax error: (name, offset, message).
+    pub bodies: Vec<(String, usize, String)>,
+}
+
+/// The result of a tolerant parse: the final text is `prelude + body`.
+pub(super) struct Tolerated {
+    pub parse: Parse,
+    /// Length of the prelude, to turn text offsets into body offsets.
+    pub prelude_len: usize,
+    pub repairs: Repairs,
+}
+
+/// Parse `body`, repairing what an unconfigured build leaves undefined. On failure gives the
+/// syntax error of the last attempt (its offsets refer to `prelude + body`) and the prelude
+/// length.
+pub(super) fn parse(mut body: String) -> Result<Tolerated, (SyntaxError, usize)> {
+    let cfg = Config::default();
+    let mut rep = Repairs::default();
+    replace_undefined_constants(&mut body, &mut rep);
+    unwrap_function_names(&mut body, &mut rep);
+    let mut last_fix: Option<(usize, String)> = None;
+    for _ in 0..MAX_REPAIRS {
+        let prelude = prelude(&rep);
+        let text = format!("{prelude}{body}");
+        let err = match lang_c::driver::parse_preprocessed(&cfg, text) {
+            Ok(parse) => {
+                return Ok(Tolerated {
+                    parse,
+                    prelude_len: prelude.len(),
+                    repairs: rep,
+                })
+            }
+            Err(e) => e,
+        };
+        if err.offset < prelude.len() {
+            return Err((err, prelude.len()));
+        }
+        let at = err.offset - prelude.len();
+        let toks = tokenize(&body);
+        let applied = (rep.blanked.len(), rep.semicolons.len());
+        let fix = repair(&body, &toks, at, &mut rep);
+        apply_blanks(&mut body, applied.0, &rep);
+        for (at, _, _) in &rep.semicolons[applied.1..] {
+            body.replace_range(*at..*at + 1, ";");
+        }
+        // The same repair twice at the same place means it did not help: fall back.
+        let fix = match fix {
+            Some(f) if last_fix.as_ref() != Some(&f) => Some(f),
+            _ => None,
+        };
+        match fix {
+            Some(f) => last_fix = Some(f),
+            None => match blank_body(&mut body, &toks, at) {
+                Some((name, from, to)) => {
+                    last_fix = None;
+                    // Guesses made inside the hopeless body must not affect the rest.
+                    rep.typedefs.retain(|_, (_, off)| !(from..to).contains(off));
+                    rep.bodies.push((name, at, super::syntax_message(&err)));
+                }
+                None => return Err((err, prelude.len())),
+            },
+        }
+    }
+    let prelude = prelude(&rep);
+    let text = format!("{prelude}{body}");
+    match lang_c::driver::parse_preprocessed(&cfg, text) {
+        Ok(parse) => Ok(Tolerated {
+            parse,
+            prelude_len: prelude.len(),
+            repairs: rep,
+        }),
+        Err(e) => Err((e, prelude.len())),
+    }
+}
+
+fn prelude(rep: &Repairs) -> String {
+    if rep.typedefs.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(PRELUDE_MARKER);
+    for (name, (ty, _)) in &rep.typedefs {
+        s.push_str(&format!("typedef {ty} {name};\n"));
+    }
+    s
+}
+
+/// LP64 types of the standard typedef names a missing header would have brought in.
+fn known_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "bool" => "_Bool",
+        "size_t" | "uintmax_t" | "uintptr_t" | "uint64_t" | "uint_fast64_t" | "uint_least64_t"
+        | "uint_fast16_t" | "uint_fast32_t" | "u_long" | "ulong" | "dev_t" | "ino_t"
+        | "nlink_t" | "rlim_t" => "unsigned long",
+        "ssize_t" | "intmax_t" | "intptr_t" | "ptrdiff_t" | "int64_t" | "int_fast64_t"
+        | "int_least64_t" | "int_fast16_t" | "int_fast32_t" | "off_t" | "off64_t" | "time_t"
+        | "clock_t" | "blksize_t" | "blkcnt_t" | "suseconds_t" | "idx_t" => "long",
+        "uint32_t" | "uint_least32_t" | "u_int" | "uint" | "mode_t" | "uid_t" | "gid_t"
+        | "wint_t" | "socklen_t" | "useconds_t" => "unsigned int",
+        "int32_t" | "int_least32_t" | "pid_t" | "wchar_t" | "sig_atomic_t" => "int",
+        "uint16_t" | "uint_least16_t" | "u_short" | "ushort" => "unsigned short",
+        "int16_t" | "int_least16_t" => "short",
+        "uint8_t" | "uint_least8_t" | "uint_fast8_t" | "u_char" => "unsigned char",
+        "int8_t" | "int_least8_t" | "int_fast8_t" => "signed char",
+        _ => return None,
+    })
+}
+
+/// A project typedef whose name says its width (`UInt32`, `u16`, `Int64`, `UChar`, `uchar`).
+fn type_by_name(name: &str) -> Option<&'static str> {
+    let l = name.to_ascii_lowercase().replace('_', "");
+    let l = l
+        .strip_suffix('t')
+        .filter(|_| name.ends_with("_t"))
+        .unwrap_or(&l);
+    let unsigned = l.starts_with('u');
+    let digits: String = l.chars().rev().take_while(|c| c.is_ascii_digit()).collect();
+    let stem = &l[..l.len() - digits.len()];
+    let width: String = digits.chars().rev().collect();
+    if !width.is_empty()
+        && matches!(
+            stem,
+            "int" | "uint" | "i" | "u" | "s" | "sint" | "word" | "uword"
+        )
+    {
+        return Some(match (width.as_str(), unsigned) {
+            ("8", true) => "unsigned char",
+            ("8", false) => "signed char",
+            ("16", true) => "unsigned short",
+            ("16", false) => "short",
+            ("32", true) => "unsigned int",
+            ("32", false) => "int",
+            ("64", true) => "unsigned long",
+            ("64", false) => "long",
+            _ => return None,
+        });
+    }
+    Some(match l {
+        "uchar" | "byte" | "ubyte" => "unsigned char",
+        "char" | "schar" => "char",
+        "ushort" => "unsigned short",
+        "uint" => "unsigned int",
+        "ulong" => "unsigned long",
+        _ => return None,
+    })
+}
+
+/// The type given to an unknown typedef name that no standard header defines.
+const DEFAULT_TYPE: &str = "long";
+
+const KEYWORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "_Alignas",
+    "_Alignof",
+    "_Atomic",
+    "_Bool",
+    "_Complex",
+    "_Generic",
+    "_Imaginary",
+    "_Noreturn",
+    "_Static_assert",
+    "_Thread_local",
+    "__attribute__",
+    "__attribute",
+    "__extension__",
+    "__inline",
+    "__inline__",
+    "__restrict",
+    "__restrict__",
+    "__const",
+    "__volatile__",
+    "__asm__",
+    "__asm",
+    "asm",
+    "__typeof__",
+    "typeof",
+    "__signed__",
+];
+
+/// Keywords that start or continue declaration specifiers: an unknown name right before one
+/// of them is an attribute-like macro, not a type.
+const SPECIFIERS: &[&str] = &[
+    "char",
+    "const",
+    "double",
+    "enum",
+    "extern",
+    "float",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "short",
+    "signed",
+    "static",
+    "struct",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "_Bool",
+    "_Noreturn",
+    "__inline",
+    "__inline__",
+];
+
+fn is_keyword(s: &str) -> bool {
+    KEYWORDS.contains(&s)
+}
+
+/// Try one repair for a syntax error at body offset `at`. Gives a description of the repair
+/// (to notice when the same one repeats), or `None` if no rule applies.
+fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(usize, String)> {
+    let k = toks.iter().position(|t| t.end > at).unwrap_or(toks.len());
+    let text = |i: usize| -> &str { toks.get(i).map(|t| &body[t.start..t.end]).unwrap_or("") };
+    let kind = |i: usize| toks.get(i).map(|t| t.kind);
+    let unknown_ident = |i: usize| {
+        kind(i) == Some(Tok::Ident) && !is_keyword(text(i)) && !rep.typedefs.contains_key(text(i))
+    };
+    // `MACRO (args)` as a statement without `;` (its expansion brought the braces): give it
+    // its `;` in the whitespace before the next token, and it is a call like any other.
+    if k > 0 && text(k - 1) == ")" {
+        if let Some(open) = opening(toks, body, k - 1) {
+            let stmt_start = open >= 2 && matches!(text(open - 2), ";" | "{" | "}" | ")" | ":");
+            if open >= 1 && unknown_ident(open - 1) && stmt_start {
+                let gap = toks
+                    .get(k)
+                    .and_then(|t| body.get(toks[k - 1].end..t.start))
+                    .unwrap_or("");
+                if let Some(p) = gap.rfind([' ', '\t']) {
+                    let at = toks[k - 1].end + p;
+                    rep.semicolons
+                        .push((at, toks[open - 1].start, text(open - 1).to_string()));
+                    return Some((at, "semicolon".into()));
+                }
+            }
+        }
+    }
+    // Look at the failing token and the few before it (`T * const p =` fails at `=`).
+    for back in 0..5usize {
+        let Some(i) = k.checked_sub(back) else { break };
+        if !unknown_ident(i) {
+            continue;
+        }
+        let name = text(i).to_string();
+        let next = text(i + 1);
+        let prev = if i == 0 { "" } else { text(i - 1) };
+        let next_is_ident = kind(i + 1) == Some(Tok::Ident);
+        // `( NAME )` or `( NAME *` before the error: a cast to an unknown type.
+        let cast = back > 0 && prev == "(" && (next == ")" || next == "*");
+        if next == "(" && back <= 1 && !cast {
+            // A function-like macro where no expression can stand: expand it to nothing.
+            let close = matching(toks, body, i + 1)?;
+            blank(body, toks[i].start, toks[close].end, rep);
+            return Some((toks[i].start, "blank".into()));
+        }
+        // Further back only a cast or `T *` can explain an error (`T * const p =` fails at `=`).
+        if back >= 2 && !(cast || next == "*") {
+            continue;
+        }
+        if next_is_ident && SPECIFIERS.contains(&next) {
+            blank(body, toks[i].start, toks[i].end, rep);
+            return Some((toks[i].start, "blank".into()));
+        }
+        // After a type (`int x UNUSED`, `struct s v`) the name is a declarator, not a type.
+        let after_type = TYPE_WORDS.contains(&prev) || rep.typedefs.contains_key(prev);
+        let qualifier = matches!(next, "const" | "volatile" | "restrict" | "__restrict");
+        if cast
+            || (!after_type && ((next_is_ident && !is_keyword(next)) || next == "*" || qualifier))
+        {
+            let ty = known_type(&name)
+                .or_else(|| type_by_name(&name))
+                .unwrap_or(DEFAULT_TYPE);
+            rep.typedefs.insert(name.clone(), (ty, toks[i].start));
+            return Some((toks[i].start, format!("typedef {name}")));
+        }
+    }
+    // `int x UNUSED;`, `void f (void) NORETURN;`: an attribute-like macro where the error is.
+    if unknown_ident(k) && matches!(text(k + 1), ";" | "," | "{" | "=" | ")" | "[") {
+        let prev = if k == 0 { "" } else { text(k - 1) };
+        if !matches!(prev, "(" | ",") {
+            blank(body, toks[k].start, toks[k].end, rep);
+            return Some((toks[k].start, "blank".into()));
+        }
+    }
+    None
+}
+
+/// Type keywords after which a name is a declarator (or a tag).
+const TYPE_WORDS: &[&str] = &[
+    "char", "short", "int", "long", "float", "double", "signed", "unsigned", "void", "_Bool",
+    "struct", "union", "enum",
+];
+
+/// Replace `body[start..end]` by spaces (newlines kept) and remember what was there.
+fn blank(body: &str, start: usize, end: usize, rep: &mut Repairs) {
+    rep.blanked.push((start, body[start..end].to_string()));
+}
+
+/// Replace the text of the blanks recorded from index `from` on by spaces (one per byte, so
+/// offsets do not move); newlines and the line markers the preprocessor put inside the blanked
+/// text stay, so lines do not move either.
+fn apply_blanks(body: &mut String, from: usize, rep: &Repairs) {
+    for (start, orig) in &rep.blanked[from..] {
+        let mut spaces = String::with_capacity(orig.len());
+        let mut at_line_start = false;
+        for line in orig.split_inclusive('\n') {
+            if at_line_start && line.trim_start().starts_with('#') {
+                spaces.push_str(line);
+            } else {
+                for c in line.chars() {
+                    if c == '\n' {
+                        spaces.push('\n');
+                    } else {
+                        spaces.push_str(&" ".repeat(c.len_utf8()));
+                    }
+                }
+            }
+            at_line_start = line.ends_with('\n');
+        }
+        body.replace_range(*start..*start + orig.len(), &spaces);
+    }
+}
+
+/// Index of the token opening the bracket closed at token `close`.
+fn opening(toks: &[Token], body: &str, close: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for j in (0..=close).rev() {
+        match &body[toks[j].start..toks[j].end] {
+            ")" | "]" | "}" => depth += 1,
+            "(" | "[" | "{" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Index of the token closing the bracket opened at token `open`.
+fn matching(toks: &[Token], body: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (j, t) in toks.iter().enumerate().skip(open) {
+        match &body[t.start..t.end] {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// If offset `at` lies inside the body of a file-scope function definition, replace the body's
+/// contents by spaces and give the function's name and the blanked range.
+fn blank_body(body: &mut String, toks: &[Token], at: usize) -> Option<(String, usize, usize)> {
+    // Only braces count: the broken code may have unbalanced parentheses.
+    let mut depth = 0i32;
+    let mut open: Option<usize> = None;
+    for (j, t) in toks.iter().enumerate() {
+        match &body[t.start..t.end] {
+            "{" => {
+                if depth == 0 {
+                    // A function body follows `)` (or K&R parameter declarations ending in `;`).
+                    let prev = if j == 0 {
+                        ""
+                    } else {
+                        &body[toks[j - 1].start..toks[j - 1].end]
+                    };
+                    open = (prev == ")" || prev == ";").then_some(j);
+                }
+                depth += 1;
+            }
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    if let Some(o) = open.take() {
+                        if toks[o].start <= at && at <= t.end {
+                            let name = function_name(body, toks, o)?;
+                            let (from, to) = (toks[o].end, t.start);
+                            let orig = body[from..to].to_string();
+                            let mut rep = Repairs::default();
+                            rep.blanked.push((from, orig));
+                            apply_blanks(body, 0, &rep);
+                            return Some((name, from, to));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if t.start > at && depth <= 0 {
+            break;
+        }
+    }
+    None
+}
+
+/// The declarator name of the function whose body opens at token `open`: the identifier before
+/// the first `(` at nesting depth 0 of the declaration that precedes it.
+fn function_name(body: &str, toks: &[Token], open: usize) -> Option<String> {
+    // Walk back to the start of the declaration (a `;` or `}` at depth 0).
+    let mut depth = 0i32;
+    let mut start = 0;
+    for j in (0..open).rev() {
+        match &body[toks[j].start..toks[j].end] {
+            ")" | "]" => depth += 1,
+            "(" | "[" => depth -= 1,
+            ";" | "}" if depth == 0 => {
+                start = j + 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut depth = 0i32;
+    for j in start..open {
+        match &body[toks[j].start..toks[j].end] {
+            "(" => {
+                if depth == 0 && j > 0 && toks[j - 1].kind == Tok::Ident {
+                    let name = &body[toks[j - 1].start..toks[j - 1].end];
+                    if !is_keyword(name) {
+                        return Some(name.to_string());
+                    }
+                }
+                depth += 1;
+            }
+            ")" => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `int MACRO (name) (params) {` at file scope: a macro wrapping a function's name (`BZ_API`,
+/// `EXPORT`). As C it would declare a function returning a function, which cannot be: keep
+/// only the name, so each function keeps its own name.
+fn unwrap_function_names(body: &mut String, rep: &mut Repairs) {
+    let toks = tokenize(body);
+    let t = |i: usize| &body[toks[i].start..toks[i].end];
+    let mut depth = 0i32;
+    let mut edits = vec![];
+    for i in 0..toks.len() {
+        match t(i) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            _ => {}
+        }
+        if depth != 0 || i + 4 >= toks.len() || i == 0 {
+            continue;
+        }
+        let shape = toks[i].kind == Tok::Ident
+            && !is_keyword(t(i))
+            && t(i + 1) == "("
+            && toks[i + 2].kind == Tok::Ident
+            && !is_keyword(t(i + 2))
+            && t(i + 3) == ")"
+            && t(i + 4) == "("
+            && !matches!(t(i - 1), "=" | "," | "(" | "return");
+        if shape {
+            edits.push((i, t(i).to_string(), t(i + 2).to_string()));
+        }
+    }
+    for (i, mac, name) in edits {
+        for j in [i, i + 1, i + 3] {
+            let (s, e) = (toks[j].start, toks[j].end);
+            body.replace_range(s..e, &" ".repeat(e - s));
+        }
+        rep.unwrapped.push((toks[i].start, mac, name));
+    }
+}
+
+/// `NULL`, `true`, `false` that survive preprocessing were never defined (their header was
+/// missing): give them their standard values, padded to keep offsets.
+fn replace_undefined_constants(body: &mut String, rep: &mut Repairs) {
+    let toks = tokenize(body);
+    let mut edits = vec![];
+    for t in &toks {
+        if t.kind != Tok::Ident {
+            continue;
+        }
+        let value = match &body[t.start..t.end] {
+            "NULL" | "false" | "False" | "FALSE" => "0",
+            "true" | "True" | "TRUE" => "1",
+            _ => continue,
+        };
+        // A declaration of the name (e.g. `enum { false, true }`) means it is defined.
+        edits.push((t.start, t.end, value));
+    }
+    if edits.is_empty() || declares_constants(body, &toks) {
+        return;
+    }
+    for (s, e, v) in edits {
+        let name = body[s..e].to_string();
+        let padded = format!("{v}{}", " ".repeat(e - s - v.len()));
+        body.replace_range(s..e, &padded);
+        rep.constants.push((s, name, v));
+    }
+}
+
+/// Whether the text declares `true`/`false`/`NULL` itself, as enumerators (then they are not
+/// ours to define; being conservative here only costs precision: uses stay undeclared).
+fn declares_constants(body: &str, toks: &[Token]) -> bool {
+    let t = |i: usize| &body[toks[i].start..toks[i].end];
+    let has_enum = toks.iter().any(|k| &body[k.start..k.end] == "enum");
+    has_enum
+        && (1..toks.len().saturating_sub(1)).any(|i| {
+            matches!(
+                t(i),
+                "true" | "false" | "NULL" | "True" | "False" | "TRUE" | "FALSE"
+            ) && matches!(t(i - 1), "{" | ",")
+                && matches!(t(i + 1), "," | "}" | "=")
+        })
+}
+
+/// A minimal C tokenizer for preprocessed text: skips line markers and other directives at the
+/// start of a line, whitespace; strings and character constants are single tokens.
+fn tokenize(s: &str) -> Vec<Token> {
+    let b = s.as_bytes();
+    let mut toks = vec![];
+    let mut i = 0;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'#' && line_start {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        line_start = false;
+        let start = i;
+        let kind = if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$' || b[i] >= 0x80)
+            {
+                i += 1;
+            }
+            // A string prefix (`L"…"`, `u8"…"`) belongs to the literal.
+            if i < b.len()
+                && (b[i] == b'"' || b[i] == b'\'')
+                && matches!(&s[start..i], "L" | "u" | "U" | "u8")
+            {
+                i = skip_literal(b, i);
+                Tok::Literal
+            } else {
+                Tok::Ident
+            }
+        } else if c.is_ascii_digit() || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit())
+        {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                    || b[i] == b'_'
+                    || ((b[i] == b'+' || b[i] == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
+            {
+                i += 1;
+            }
+            Tok::Number
+        } else if c == b'"' || c == b'\'' {
+            i = skip_literal(b, i);
+            Tok::Literal
+        } else {
+            const THREE: &[&[u8]] = &[b"<<=", b">>=", b"..."];
+            const TWO: &[&[u8]] = &[
+                b"->", b"++", b"--", b"<<", b">>", b"<=", b">=", b"==", b"!=", b"&&", b"||", b"*=",
+                b"/=", b"%=", b"+=", b"-=", b"&=", b"^=", b"|=", b"##",
+            ];
+            let rest = &b[i..];
+            i += if THREE.iter().any(|p| rest.starts_with(p)) {
+                3
+            } else if TWO.iter().any(|p| rest.starts_with(p)) {
+                2
+            } else {
+                // One character (a whole UTF-8 sequence for non-ASCII bytes, kept by the
+                // identifier branch above).
+                1
+            };
+            Tok::Punct
+        };
+        toks.push(Token {
+            start,
+            end: i.min(b.len()),
+            kind,
+        });
+    }
+    toks
+}
+
+fn skip_literal(b: &[u8], mut i: usize) -> usize {
+    let q = b[i];
+    i += 1;
+    while i < b.len() && b[i] != q && b[i] != b'\n' {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    (i + 1).min(b.len())
+}
+
+/// Feed the tokens of `s` (not whitespace, not line markers) to `h`.
+pub(super) fn hash_tokens(s: &str, h: &mut impl std::hash::Hasher) {
+    for t in tokenize(s) {
+        h.write(&s.as_bytes()[t.start..t.end]);
+        h.write_u8(0);
+    }
+}
+
+/// Whether identifier `name` occurs as a token in `body[start..end]`; gives the first offset.
+pub(super) fn find_ident(body: &str, start: usize, end: usize, name: &str) -> Option<usize> {
+    let end = end.min(body.len());
+    let mut from = start.min(end);
+    while let Some(p) = body[from..end].find(name) {
+        let s = from + p;
+        let e = s + name.len();
+        let before = s == 0 || {
+            let c = body.as_bytes()[s - 1];
+            !(c.is_ascii_alphanumeric() || c == b'_')
+        };
+        let after = e >= body.len() || {
+            let c = body.as_bytes()[e];
+            !(c.is_ascii_alphanumeric() || c == b'_')
+        };
+        if before && after {
+            return Some(s);
+        }
+        from = e;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repaired(src: &str) -> Tolerated {
+        match parse(src.to_string()) {
+            Ok(t) => t,
+            Err((e, _)) => panic!("not repaired: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_typedefs_get_a_prelude() {
+        let t = repaired("# 1 \"a.c\"\nstatic idx_t f (uintmax_t n, bool b) { idx_t i = (idx_t) n; uintmax_t *p = 0; return i + b + (p != 0); }\n");
+        let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
+        assert_eq!(names, ["bool", "idx_t", "uintmax_t"]);
+        assert_eq!(t.repairs.typedefs["uintmax_t"].0, "unsigned long");
+        assert_eq!(t.repairs.typedefs["bool"].0, "_Bool");
+        assert!(t.repairs.blanked.is_empty());
+    }
+
+    #[test]
+    fn names_give_widths_and_wrapped_names_are_unwrapped() {
+        let t = repaired(
+            "# 1 \"a.c\"\nint API(f) (UInt32 a, Int16 b, UChar c) { return a + b + c; }\n",
+        );
+        assert_eq!(t.repairs.typedefs["UInt32"].0, "unsigned int");
+        assert_eq!(t.repairs.typedefs["Int16"].0, "short");
+        assert_eq!(t.repairs.typedefs["UChar"].0, "unsigned char");
+        assert_eq!(t.repairs.unwrapped[0].2, "f");
+    }
+
+    #[test]
+    fn statement_macros_are_blanked() {
+        let t = repaired("# 1 \"a.c\"\nint f (void) { char *p IF_LINT (= 0); int x UNUSED; p = 0; x = 1; return x + (p == 0); }\nvoid g (void) NORETURN;\nstatic INLINE int h (void) { return 1; }\n");
+        let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(blanked, ["IF_LINT (= 0)", "UNUSED", "NORETURN", "INLINE"]);
+        assert!(t.repairs.typedefs.is_empty());
+    }
+
+    #[test]
+    fn statement_macro_without_semicolon_is_a_call() {
+        let t = repaired("# 1 \"a.c\"\nint f (int x) {\n  AssertH (x > 0, 1007)\n  return x;\n}\n");
+        assert_eq!(t.repairs.semicolons.len(), 1);
+        assert!(t.repairs.blanked.is_empty() && t.repairs.bodies.is_empty());
+    }
+
+    #[test]
+    fn hopeless_body_is_blanked_and_named() {
+        let t = repaired("# 1 \"a.c\"\nint ok (int x) { return x; }\nint bad (int x)\n{\n  return x +* 2 ) ;\n}\nint ok2 (void) { return 2; }\n");
+        assert_eq!(t.repairs.bodies.len(), 1);
+        assert_eq!(t.repairs.bodies[0].0, "bad");
+    }
+
+    #[test]
+    fn undefined_constants_get_standard_values() {
+        let t =
+            repaired("# 1 \"a.c\"\nint f (int *p) { if (p == NULL) return false; return true; }\n");
+        assert_eq!(t.repairs.constants.len(), 3);
+        assert!(t.parse.source.contains("p == 0   )"));
+    }
+}

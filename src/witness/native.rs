@@ -1,0 +1,646 @@
+//! Native validation of a witness (`dizy diff --validate native`): the system C compiler runs it.
+//!
+//! Takes the old and new source files with their loaded programs, the function, a [`Witness`]
+//! already validated by the interpreter, and the frontend's preprocessor options; gives a
+//! [`Native`] verdict. For each version a harness `#include`s the original file by absolute path
+//! (so `static` functions and globals are reachable; a user `main` is renamed `dizy_user_main`),
+//! calls the function once on the witness inputs, and writes the return value and the final
+//! values of the globals the interpreter reported to a result file; bytes the code prints go to
+//! stdout as usual. Both harnesses are compiled with `-O0` and UBSan (any report aborts the run)
+//! and run under a timeout. The witness is *confirmed* when both runs are clean, each native
+//! result equals the interpreter's for that version, and the native results differ.
+//!
+//! Sits after the witness search, before the report: `diff` downgrades a `different` verdict
+//! whose witness native execution refutes. Values cross the boundary as bits (floating point)
+//! or decimal (integers) and are rendered with the interpreter's own literal formatting, so the
+//! two sides are compared as the same strings. [`run_with_timeout`] is also the process runner
+//! of the integration tests.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{differ, Behaviour, Witness};
+use crate::frontend;
+use crate::gcl::GclProgram;
+use crate::interp::{self, Value};
+use crate::ir::{CType, VarKind};
+
+/// Sanitizers the harness is built with; float-to-int overflow is undefined in C and in the
+/// interpreter, so it is checked too.
+const SANITIZE: &str = "-fsanitize=undefined,float-cast-overflow";
+
+/// Result of native validation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Native {
+    /// Both versions ran cleanly, matched the interpreter and differ; the text is the
+    /// `validated_by` description.
+    Confirmed(String),
+    /// Native execution contradicts the witness (the reason says what it showed).
+    Refuted(String),
+    /// The witness cannot be checked natively (the reason says why).
+    NotApplicable(String),
+}
+
+/// One version as the harness needs it.
+pub struct Version<'a> {
+    pub source: &'a Path,
+    pub prog: &'a GclProgram,
+}
+
+/// What a native run produced, or why it has no result.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunResult {
+    Ran(Behaviour),
+    /// UBSan report, crash, non-zero exit, timeout or missing result.
+    Failed(String),
+}
+
+/// Check `w` natively. `timeout` bounds each run (compilation has its own generous bound).
+pub fn validate(
+    old: Version,
+    new: Version,
+    func: &str,
+    w: &Witness,
+    fe: &frontend::Options,
+    timeout: Duration,
+) -> Native {
+    let dir = match TempDir::new() {
+        Ok(d) => d,
+        Err(e) => {
+            return Native::NotApplicable(format!("cannot create a temporary directory: {e}"))
+        }
+    };
+    let mut results = vec![];
+    for (tag, v, claimed) in [("old", &old, &w.old), ("new", &new, &w.new)] {
+        let src = match harness(v, func, &w.inputs, claimed) {
+            Ok(s) => s,
+            Err(e) => return Native::NotApplicable(e),
+        };
+        let exe = match compile(&dir.0, tag, &src, fe) {
+            Ok(p) => p,
+            Err(e) => return Native::NotApplicable(format!("{tag} version: {e}")),
+        };
+        let res = run(&exe, &dir.0.join(format!("{tag}.out")), v, func, timeout);
+        results.push((tag, observable(v, func, claimed), res));
+    }
+    let mut natives = vec![];
+    for (tag, claimed, res) in results {
+        natives.push(match res {
+            RunResult::Ran(b) => (tag, claimed, b),
+            RunResult::Failed(why) => {
+                return Native::Refuted(format!("the {tag} version {why} natively"));
+            }
+        });
+    }
+    let (o, n) = (&natives[0], &natives[1]);
+    compare((&o.1, &o.2), (&n.1, &n.2), &fe.cpp)
+}
+
+/// The decision once both runs produced results: `claimed` is the interpreter's behaviour
+/// restricted to what native code can observe, `native` what the run printed.
+pub fn compare(
+    (old_claimed, old_native): (&Behaviour, &Behaviour),
+    (new_claimed, new_native): (&Behaviour, &Behaviour),
+    cc: &str,
+) -> Native {
+    for (tag, claimed, native) in [
+        ("old", old_claimed, old_native),
+        ("new", new_claimed, new_native),
+    ] {
+        if claimed != native {
+            return Native::Refuted(format!(
+                "the {tag} version natively {} but the interpreter claims it {}",
+                describe(native),
+                describe(claimed)
+            ));
+        }
+    }
+    if !differ(old_native, new_native) {
+        return Native::NotApplicable(
+            "the versions differ only in static locals, which native code cannot observe".into(),
+        );
+    }
+    Native::Confirmed(format!(
+        "interpreter+native ({cc} -O0 -fsanitize=undefined)"
+    ))
+}
+
+fn describe(b: &Behaviour) -> String {
+    let mut parts = vec![format!("returns {}", b.ret)];
+    parts.extend(b.globals.iter().map(|(n, v)| format!("{n} = {v}")));
+    if !b.output.is_empty() {
+        parts.push(format!("prints {:?}", String::from_utf8_lossy(&b.output)));
+    }
+    parts.join(", ")
+}
+
+/// A static local is a global named `function.variable`: the harness cannot name it.
+fn nameable(global: &str) -> bool {
+    !global.contains('.')
+}
+
+fn global_type<'p>(v: &'p Version, func: &str, name: &str) -> Option<&'p CType> {
+    let f = &v.prog.function(func)?.func;
+    f.vars
+        .iter()
+        .find(|x| x.name == name && matches!(x.kind, VarKind::Global(_)))
+        .map(|x| &x.ty)
+}
+
+/// Pointers are compared by nullness only: the interpreter's addresses are its own.
+fn pointer_text(lit: &str) -> String {
+    if lit == "0" { "0" } else { "non-null" }.to_string()
+}
+
+/// The interpreter's behaviour as native execution can observe it.
+fn observable(v: &Version, func: &str, b: &Behaviour) -> Behaviour {
+    let ret_ptr = v
+        .prog
+        .function(func)
+        .is_some_and(|f| f.func.ret.is_pointer());
+    Behaviour {
+        ret: if ret_ptr {
+            pointer_text(&b.ret)
+        } else {
+            b.ret.clone()
+        },
+        globals: b
+            .globals
+            .iter()
+            .filter(|(n, _)| nameable(n))
+            .map(|(n, val)| {
+                let ptr = global_type(v, func, n).is_some_and(CType::is_pointer);
+                (n.clone(), if ptr { pointer_text(val) } else { val.clone() })
+            })
+            .collect(),
+        output: b.output.clone(),
+    }
+}
+
+/// The C name of a scalar type as the harness declares it.
+fn c_type(t: &CType) -> Option<&'static str> {
+    Some(match t {
+        CType::Bool => "_Bool",
+        CType::Int { bits, signed } => match (bits, signed) {
+            (8, true) => "signed char",
+            (8, false) => "unsigned char",
+            (16, true) => "short",
+            (16, false) => "unsigned short",
+            (32, true) => "int",
+            (32, false) => "unsigned int",
+            (64, true) => "long long",
+            (64, false) => "unsigned long long",
+            _ => return None,
+        },
+        CType::Float => "float",
+        CType::Double => "double",
+        _ => return None,
+    })
+}
+
+/// A C expression of type `t` denoting exactly `v`.
+fn c_value(v: &Value, t: &CType) -> Option<String> {
+    let ty = c_type(t)?;
+    Some(match *v {
+        // Through the 64-bit pattern: no literal of the most negative value exists in C.
+        Value::Int(i) => format!("({ty}){:#x}ULL", i as u64),
+        Value::Double(x) => format!("({ty})dizy_f64(0x{:016x}ULL)", x.to_bits()),
+        Value::Float(x) => format!("({ty})dizy_f32(0x{:08x}U)", x.to_bits()),
+    })
+}
+
+/// An input literal as the witness prints it (`NAN`/`INFINITY` included), as a value of `t`.
+fn input_value(lit: &str, t: &CType) -> Result<Value, String> {
+    let special = match lit.trim_end_matches('f') {
+        "NAN" => Some(f64::NAN),
+        "INFINITY" => Some(f64::INFINITY),
+        "-INFINITY" => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    match (special, t) {
+        (Some(x), CType::Double) => Ok(Value::Double(x)),
+        (Some(x), CType::Float) => Ok(Value::Float(x as f32)),
+        _ => interp::parse_arg(lit, t),
+    }
+}
+
+/// The harness for one version: call `func` on `inputs`, write the return value and the
+/// globals of `claimed` to the file named by `argv[1]`.
+fn harness(
+    v: &Version,
+    func: &str,
+    inputs: &[(String, String)],
+    claimed: &Behaviour,
+) -> Result<String, String> {
+    let f = &v
+        .prog
+        .function(func)
+        .ok_or_else(|| format!("no function `{func}`"))?
+        .func;
+    if f.params.len() != inputs.len() || f.variadic {
+        return Err(format!(
+            "`{func}` takes {} parameters, the witness gives {}",
+            f.params.len(),
+            inputs.len()
+        ));
+    }
+    let source = v
+        .source
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", v.source.display()))?;
+    let mut s = String::new();
+    s.push_str("#include <stdio.h>\n");
+    // The harness has its own `main`; the analysed one (if any) is called by its new name.
+    s.push_str("#define main dizy_user_main\n");
+    s.push_str(&format!(
+        "#include \"{}\"\n#undef main\n\n",
+        c_string(&source)
+    ));
+    s.push_str(
+        "static double dizy_f64(unsigned long long b) { double x; __builtin_memcpy(&x, &b, 8); return x; }\n\
+         static float dizy_f32(unsigned int b) { float x; __builtin_memcpy(&x, &b, 4); return x; }\n\n\
+         int main(int dizy_argc, char **dizy_argv)\n{\n",
+    );
+    let mut args = vec![];
+    for (i, (p, (name, lit))) in f.params.iter().zip(inputs).enumerate() {
+        let t = &f.var(*p).ty;
+        let val = input_value(lit, t).map_err(|e| format!("input {name} = {lit}: {e}"))?;
+        let (Some(ty), Some(e)) = (c_type(t), c_value(&val, t)) else {
+            return Err(format!("parameter `{name}` is not an arithmetic scalar"));
+        };
+        s.push_str(&format!("    {ty} dizy_a{i} = {e};\n"));
+        args.push(format!("dizy_a{i}"));
+    }
+    let callee = if func == "main" {
+        "dizy_user_main"
+    } else {
+        func
+    };
+    let call = format!("{callee}({})", args.join(", "));
+    s.push_str("    (void)dizy_argc;\n");
+    let ret = if f.ret == CType::Void {
+        s.push_str(&format!("    {call};\n"));
+        None
+    } else {
+        s.push_str(&format!("    __typeof__({call}) dizy_r = {call};\n"));
+        Some(("dizy_r".to_string(), f.ret.clone()))
+    };
+    // The result file is opened after the call: a run that never returns leaves none.
+    s.push_str(
+        "    fflush(stdout);\n    FILE *dizy_out = fopen(dizy_argv[1], \"w\");\n\
+         \x20   if (!dizy_out) return 3;\n",
+    );
+    let mut emit = |label: &str, expr: &str, t: &CType| -> Result<(), String> {
+        let line = match t {
+            CType::Bool | CType::Int { signed: false, .. } => {
+                format!("\"{label} %llu\\n\", (unsigned long long){expr}")
+            }
+            CType::Int { signed: true, .. } => format!("\"{label} %lld\\n\", (long long){expr}"),
+            CType::Double => format!(
+                "\"{label} %llx\\n\", ({{ double dizy_d = {expr}; unsigned long long dizy_b; \
+                 __builtin_memcpy(&dizy_b, &dizy_d, 8); dizy_b; }})"
+            ),
+            CType::Float => format!(
+                "\"{label} %x\\n\", ({{ float dizy_d = {expr}; unsigned int dizy_b; \
+                 __builtin_memcpy(&dizy_b, &dizy_d, 4); dizy_b; }})"
+            ),
+            CType::Ptr(_) => format!("\"{label} %d\\n\", {expr} != 0"),
+            _ => return Err(format!("`{label}` is not a scalar")),
+        };
+        s.push_str(&format!("    fprintf(dizy_out, {line});\n"));
+        Ok(())
+    };
+    if let Some((r, t)) = &ret {
+        emit("return", r, t)?;
+    }
+    for (g, _) in claimed.globals.iter().filter(|(g, _)| nameable(g)) {
+        let t = global_type(v, func, g).ok_or_else(|| format!("global `{g}` not found"))?;
+        emit(&format!("global {g}"), g, t)?;
+    }
+    s.push_str("    return fclose(dizy_out) != 0;\n}\n");
+    Ok(s)
+}
+
+/// A path as the body of a C string literal.
+fn c_string(p: &Path) -> String {
+    p.display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<PathBuf, String> {
+    let c = dir.join(format!("{tag}_harness.c"));
+    let exe = dir.join(format!("{tag}_harness"));
+    std::fs::write(&c, src).map_err(|e| format!("cannot write the harness: {e}"))?;
+    let mut cmd = Command::new(&fe.cpp);
+    cmd.args([
+        "-std=gnu11",
+        "-O0",
+        "-w",
+        SANITIZE,
+        "-fno-sanitize-recover=all",
+    ]);
+    for d in &fe.include_dirs {
+        cmd.arg("-I").arg(d);
+    }
+    for d in &fe.defines {
+        cmd.arg(format!("-D{d}"));
+    }
+    cmd.arg("-o").arg(&exe).arg(&c);
+    let out = run_with_timeout(&mut cmd, None, Duration::from_secs(120));
+    if out.status.is_some_and(|s| s.success()) {
+        return Ok(exe);
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err
+        .lines()
+        .find(|l| l.contains("error") || l.contains("undefined reference"))
+        .or_else(|| err.lines().next())
+        .unwrap_or(if out.timed_out { "timed out" } else { "failed" })
+        .trim();
+    Err(format!("`{}` cannot build the harness: {first}", fe.cpp))
+}
+
+fn run(exe: &Path, out: &Path, v: &Version, func: &str, timeout: Duration) -> RunResult {
+    let r = run_with_timeout(
+        Command::new(exe).arg(out).env(
+            "UBSAN_OPTIONS",
+            "print_stacktrace=0:halt_on_error=1:exitcode=86",
+        ),
+        None,
+        timeout,
+    );
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    if r.timed_out {
+        return RunResult::Failed(format!("did not finish within {timeout:?}"));
+    }
+    if let Some(ub) = stderr.lines().find(|l| l.contains("runtime error:")) {
+        let msg = ub.split("runtime error:").nth(1).unwrap_or("").trim();
+        return RunResult::Failed(format!("has undefined behaviour ({msg})"));
+    }
+    match r.status {
+        Some(s) if s.success() => {}
+        Some(s) => return RunResult::Failed(format!("stopped abnormally ({s})")),
+        None => return RunResult::Failed("could not be waited for".into()),
+    }
+    let text = match std::fs::read_to_string(out) {
+        Ok(t) => t,
+        Err(_) => return RunResult::Failed("did not return (no result written)".into()),
+    };
+    parse_result(&text, v, func, r.stdout).map_or_else(RunResult::Failed, RunResult::Ran)
+}
+
+/// Turn the harness's result file into a [`Behaviour`] in the interpreter's formatting.
+fn parse_result(text: &str, v: &Version, func: &str, output: Vec<u8>) -> Result<Behaviour, String> {
+    let f = &v.prog.function(func).ok_or("function vanished")?.func;
+    let bad = |l: &str| format!("wrote an unreadable result line {l:?}");
+    let value = |word: &str, t: &CType| -> Option<String> {
+        Some(match t {
+            CType::Ptr(_) => pointer_text(word),
+            CType::Double => interp::format_value(
+                &Value::Double(f64::from_bits(u64::from_str_radix(word, 16).ok()?)),
+                t,
+            ),
+            CType::Float => interp::format_value(
+                &Value::Float(f32::from_bits(u32::from_str_radix(word, 16).ok()?)),
+                t,
+            ),
+            _ => interp::format_value(&Value::Int(word.parse::<i128>().ok()?), t),
+        })
+    };
+    let mut b = Behaviour {
+        ret: "void".into(),
+        globals: vec![],
+        output,
+    };
+    for l in text.lines() {
+        let words: Vec<&str> = l.split(' ').collect();
+        match words.as_slice() {
+            ["return", w] => b.ret = value(w, &f.ret).ok_or_else(|| bad(l))?,
+            ["global", g, w] => {
+                let t = global_type(v, func, g).ok_or_else(|| bad(l))?;
+                b.globals
+                    .push((g.to_string(), value(w, t).ok_or_else(|| bad(l))?));
+            }
+            _ => return Err(bad(l)),
+        }
+    }
+    Ok(b)
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<TempDir> {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let p = std::env::temp_dir().join(format!(
+            "dizy-native-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p)?;
+        Ok(TempDir(p))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What a process did.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: Option<ExitStatus>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+    pub elapsed: Duration,
+}
+
+/// Run `cmd` with the given standard input (or none), capturing stdout and stderr; kill it if
+/// it has not finished after `timeout`. Readers run on their own threads so a child that fills
+/// a pipe cannot block.
+pub fn run_with_timeout(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> Outcome {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome {
+                status: None,
+                stdout: vec![],
+                stderr: format!("cannot run {:?}: {e}", cmd.get_program()).into_bytes(),
+                timed_out: false,
+                elapsed: start.elapsed(),
+            }
+        }
+    };
+    let writer = stdin.zip(child.stdin.take()).map(|(data, mut pipe)| {
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        })
+    });
+    let drain = |p: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut p) = p {
+                let _ = p.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut timed_out = false;
+    let mut nap = Duration::from_millis(1);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if start.elapsed() > timeout => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+            Ok(None) => {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(20));
+            }
+            Err(_) => break None,
+        }
+    };
+    let elapsed = start.elapsed();
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Outcome {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        timed_out,
+        elapsed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(ret: &str, globals: &[(&str, &str)], out: &str) -> Behaviour {
+        Behaviour {
+            ret: ret.into(),
+            globals: globals
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            output: out.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn confirmed_when_native_matches_and_differs() {
+        let (o, n) = (b("1", &[("g", "0")], ""), b("0", &[("g", "0")], ""));
+        assert!(matches!(
+            compare((&o, &o.clone()), (&n, &n.clone()), "cc"),
+            Native::Confirmed(s) if s.contains("native")
+        ));
+    }
+
+    #[test]
+    fn refuted_when_native_return_disagrees() {
+        let (o, n) = (b("1", &[], ""), b("0", &[], ""));
+        let native_new = b("1", &[], "");
+        let r = compare((&o, &o), (&n, &native_new), "cc");
+        assert!(
+            matches!(&r, Native::Refuted(s) if s.contains("new version natively returns 1")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn refuted_when_native_global_or_output_disagrees() {
+        let o = b("1", &[("g", "5")], "a");
+        let n = b("1", &[("g", "6")], "a");
+        let wrong_global = b("1", &[("g", "7")], "a");
+        assert!(matches!(
+            compare((&o, &wrong_global), (&n, &n), "cc"),
+            Native::Refuted(_)
+        ));
+        let wrong_output = b("1", &[("g", "5")], "b");
+        assert!(matches!(
+            compare((&o, &wrong_output), (&n, &n), "cc"),
+            Native::Refuted(_)
+        ));
+    }
+
+    #[test]
+    fn no_native_difference_is_not_a_confirmation() {
+        let o = b("1", &[], "");
+        assert!(matches!(
+            compare((&o, &o), (&o, &o), "cc"),
+            Native::NotApplicable(_)
+        ));
+    }
+
+    #[test]
+    fn values_are_exact_c_expressions() {
+        assert_eq!(
+            c_value(&Value::Int(i128::from(i64::MIN)), &CType::LONG).as_deref(),
+            Some("(long long)0x8000000000000000ULL")
+        );
+        assert_eq!(
+            c_value(&Value::Int(-1), &CType::UCHAR).as_deref(),
+            Some("(unsigned char)0xffffffffffffffffULL")
+        );
+        assert_eq!(
+            c_value(&Value::Double(1.5), &CType::Double).as_deref(),
+            Some("(double)dizy_f64(0x3ff8000000000000ULL)")
+        );
+        assert!(matches!(input_value("NAN", &CType::Double), Ok(Value::Double(x)) if x.is_nan()));
+        assert!(
+            matches!(input_value("-INFINITY", &CType::Float), Ok(Value::Float(x)) if x == f32::NEG_INFINITY)
+        );
+    }
+
+    #[test]
+    fn runner_kills_on_timeout() {
+        let r = run_with_timeout(
+            Command::new("sleep").arg("5"),
+            None,
+            Duration::from_millis(100),
+        );
+        assert!(r.timed_out && r.elapsed < Duration::from_secs(4));
+        let r = run_with_timeout(
+            &mut Command::new("cat"),
+            Some(b"abc"),
+            Duration::from_secs(5),
+        );
+        assert_eq!(r.stdout, b"abc");
+    }
+}
