@@ -29,7 +29,7 @@ use super::dfa::Edge;
 use super::{Runner, Witness};
 
 /// Longest trace followed (edges); longer runs are cut, their tails never negated.
-const MAX_TRACE: usize = 20_000;
+const MAX_TRACE: usize = 5_000;
 
 /// A trace still to be explored, with one cursor per side: branches at or after a side's cursor
 /// have been negated (or skipped as not that side's) already.
