@@ -449,6 +449,7 @@ fn one_function(
     changed: &BTreeSet<String>,
     opts: &DiffOptions,
 ) -> FunctionReport {
+    crate::resources::set_phase(format!("function {name}"));
     let start = Instant::now();
     let rejected = |p: &GclProgram| {
         p.program

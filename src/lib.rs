@@ -21,6 +21,7 @@ pub mod inline;
 pub mod interp;
 pub mod ir;
 pub mod report;
+pub mod resources;
 pub mod witness;
 
 pub use diag::{Error, Result};
@@ -29,6 +30,7 @@ use std::path::Path;
 
 /// Parse a C file and flatten every function to GCL: what `dizy gcl` and `dizy run` start from.
 pub fn load_gcl(path: &Path, opts: &frontend::Options) -> Result<gcl::GclProgram> {
+    resources::set_phase(path.display().to_string());
     let prog = frontend::load(path, opts)?;
     gcl::flatten_program(prog)
 }

@@ -249,6 +249,7 @@ fn run(cli: Cli) -> ExitCode {
             };
             opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
             dizy::analysis::set_memory_limit_mb(max_memory);
+            dizy::resources::start_watchdog(max_memory);
             if let Some(t) = opts.analysis.timeout {
                 frontend::set_time_limit(t);
             }

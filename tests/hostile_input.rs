@@ -848,6 +848,49 @@ fn diff_fifty_megabyte_file() {
     assert_diff_rejects("diff a.c big.c (50 MB)", &m.out, "big.c", None);
 }
 
+/// A file under the size caps whose parse alone needs more memory than `--max-memory`: the
+/// memory watchdog ends dizy with exit 2 and a message naming the file, instead of the kernel's
+/// OOM killer. Its bound is `--max-memory` plus max(¼, 256 MiB), polled every 10 ms.
+#[test]
+fn diff_parse_memory_is_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut src = String::new();
+    let mut i = 0;
+    while src.len() < (2 << 20) {
+        src.push_str(&format!(
+            "int f{i}(int a, int b) {{ int x = a + {i}; if (x > b) x = x - b; else x = b * 2; return x; }}\n"
+        ));
+        i += 1;
+    }
+    let old = write(tmp.path(), "many_old.c", &src);
+    src.push_str("int extra(int a) { return a; }\n");
+    let new = write(tmp.path(), "many_new.c", src);
+    let limit = 1;
+    let m = dizy_measured(
+        &diff_args(
+            &old,
+            &new,
+            &["--timeout", "120", "--max-memory", &limit.to_string()],
+        ),
+        Duration::from_secs(120) + TIME_SLACK,
+    );
+    let what = "diff many_old.c many_new.c --max-memory 1 (2 MB of functions)";
+    assert_diff_rejects(what, &m.out, "many_old.c", None);
+    assert!(
+        m.out.stderr.contains("out of memory"),
+        "{}",
+        describe(what, &m.out)
+    );
+    if let Some(peak) = m.peak_mb {
+        // Hard limit 257 MiB; 10 ms of parsing between polls and sampling add little.
+        assert!(
+            peak <= 257 + 128,
+            "{what}: peak {peak} MiB\n{}",
+            describe(what, &m.out)
+        );
+    }
+}
+
 #[test]
 fn diff_macro_bomb() {
     let tmp = tempfile::tempdir().unwrap();

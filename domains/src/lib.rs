@@ -95,3 +95,14 @@ impl std::error::Error for DomainError {}
 
 /// Result of a domain operation.
 pub type Result<T> = std::result::Result<T, DomainError>;
+
+/// End the process at once with `code`, without running exit-time handlers: PPL's and GMP's
+/// static destructors must not run while another thread may be inside them (dizy's memory
+/// watchdog stops the process from its own thread). Standard streams are not flushed.
+pub fn exit_now(code: i32) -> ! {
+    extern "C" {
+        fn _exit(status: std::os::raw::c_int) -> !;
+    }
+    // SAFETY: `_exit` takes a plain integer and never returns; it touches no Rust state.
+    unsafe { _exit(code) }
+}

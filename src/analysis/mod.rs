@@ -20,7 +20,7 @@ mod state;
 mod translate;
 
 pub use state::{canonize, derr, equiv_set, Soft, State, Sub};
-pub use state::{resident_mb, set_memory_limit_mb};
+pub use state::{check_memory, set_memory_limit_mb};
 pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -215,14 +215,6 @@ pub fn set_memory_limit_mb(mb: u64) {
     MEMORY_LIMIT_MB.store(mb, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Resident set size of this process in MiB (Linux `/proc/self/statm`; `None` elsewhere).
-pub fn resident_mb() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    // 4 KiB pages on the platforms dizy targets (x86-64, aarch64 Linux defaults).
-    Some(pages * 4 / 1024)
-}
-
 /// An error once the process's resident memory exceeds `--max-memory`. The analysis of the
 /// current function stops (it gets no verdict beyond "resource limit"), which loses precision,
 /// never soundness; its states are freed before the next function starts.
@@ -244,7 +236,7 @@ pub fn check_memory() -> Result<()> {
     if !due {
         return Ok(());
     }
-    match resident_mb() {
+    match crate::resources::resident_mb() {
         Some(mb) if mb > limit => Err(Error::new(format!(
             "analysis stopped: memory budget exhausted ({mb} MiB resident, --max-memory {limit})"
         ))),

@@ -139,8 +139,12 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
+    /// Out of runs, time, or memory (`--max-memory`; checked between runs and z3 queries, which
+    /// have their own time limit — z3's own memory bound crashes the z3 crate when reached).
     fn exhausted(&self) -> bool {
-        self.runs >= self.opts.max_runs || self.start.elapsed() > self.opts.time
+        self.runs >= self.opts.max_runs
+            || self.start.elapsed() > self.opts.time
+            || crate::analysis::check_memory().is_err()
     }
 
     /// The arguments for `vals` (in parameter order) and their C literals; `None` when a value
