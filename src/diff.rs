@@ -524,10 +524,15 @@ fn one_function(
     };
     // "different" needs inputs on which the versions were seen to differ.
     let before_search = start.elapsed().as_millis();
-    let mut witness = if d.equivalent || opts.no_witness {
+    // `--timeout` bounds the whole function: the search gets what the analysis left of it.
+    let mut wopts = opts.witness.clone();
+    if let Some(t) = opts.analysis.timeout {
+        wopts.time = wopts.time.min(t.saturating_sub(start.elapsed()));
+    }
+    let mut witness = if d.equivalent || opts.no_witness || wopts.time.is_zero() {
         None
     } else {
-        crate::witness::search(po, pn, name, &d, &opts.witness, Some(&c))
+        crate::witness::search(po, pn, name, &d, &wopts, Some(&c))
     };
     let mut native_note = None;
     if let Some(w) = &mut witness {
@@ -549,6 +554,10 @@ fn one_function(
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
     r.notes.extend(native_note.map(|(_, n)| n));
+    if verdict == Verdict::PossiblyDifferent && !opts.no_witness && wopts.time < opts.witness.time {
+        r.notes
+            .push("the witness search had only what --timeout left after the analysis".to_string());
+    }
     let f = c.product();
     for inp in c.inputs.iter().filter(|i| !i.equal) {
         if let (Some(o), Some(_)) = (inp.old, inp.new) {

@@ -89,7 +89,7 @@ enum Cmd {
         /// Integer semantics: `math` (signed overflow not modelled) or `wrap`
         #[arg(long, default_value = "math", value_parser = ["math", "wrap"])]
         overflow: String,
-        /// Seconds allowed per function (0: no limit)
+        /// Seconds allowed per function, analysis and witness search together (0: no limit)
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
         /// Resident memory (MiB) beyond which the analysis of a function stops with a resource
