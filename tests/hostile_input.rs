@@ -1008,27 +1008,34 @@ fn diff_ten_thousand_variables() {
     assert_big_diff_bounded("10,000 variables", &old, &new, 20);
 }
 
-/// Found by the `frontend` fuzz target: a run of `-` between `>` and `>` makes the backtracking
-/// parser take exponential time (28 signs: seconds; 60: hours). The parse is abandoned after the
-/// time limit (`--timeout` for `diff`).
+/// Found by the `frontend` fuzz target: a run of `-` between `>` and `>` made the backtracking
+/// parser take exponential time (28 signs: seconds; 60: hours). Such runs are not valid C and are
+/// now rejected before parsing, naming the line; the parse time limit (`--timeout` for `diff`)
+/// stays as the backstop for other shapes.
 #[test]
 fn diff_pathological_parse_is_bounded() {
     let tmp = tempfile::tempdir().unwrap();
     let a = write(tmp.path(), "a.c", SMALL);
-    let slow = write(
-        tmp.path(),
-        "minus.c",
-        format!(
-            "int f(int w)\n{{\n    return w >{}> 1;\n}}\n",
-            "-".repeat(60)
-        ),
-    );
-    let timeout = 5;
-    let m = dizy_measured(
-        &diff_args(&a, &slow, &["--timeout", &timeout.to_string()]),
-        Duration::from_secs(timeout) + TIME_SLACK,
-    );
-    assert_diff_rejects("diff a.c minus.c", &m.out, "minus.c", None);
+    for (name, run) in [("minus.c", "-".repeat(60)), ("plus.c", "++ ".repeat(30))] {
+        let slow = write(
+            tmp.path(),
+            name,
+            format!("int f(int w)\n{{\n    return w >{run}> 1;\n}}\n"),
+        );
+        let timeout = 5;
+        let m = dizy_measured(
+            &diff_args(&a, &slow, &["--timeout", &timeout.to_string()]),
+            Duration::from_secs(timeout) + TIME_SLACK,
+        );
+        let what = format!("diff a.c {name}");
+        // line 3: the run's own line, which the time limit's message would not name
+        assert_diff_rejects(&what, &m.out, name, Some(3));
+        assert!(
+            m.out.stderr.contains("`++`/`--`"),
+            "{}",
+            describe(&what, &m.out)
+        );
+    }
 }
 
 /// Found by the `diff` fuzz target: a file that ends right after a call statement without its

@@ -13,9 +13,9 @@
 //! of the form `file:line: …` for each use inside a function, which the report attaches to that
 //! function. `compile_commands` reads the real configuration from a compilation database.
 //!
-//! Robustness: the preprocessed text is scanned for nesting depth before parsing (the parser is
-//! recursive), and parsing runs on a thread with a large stack, so hostile input yields an
-//! [`Error`] rather than a crash. Source files and preprocessed text are capped in size, and the
+//! Robustness: the preprocessed text is scanned for nesting depth (the parser is recursive) and
+//! for runs of `++`/`--` (they make it exponential) before parsing, and parsing runs on a thread
+//! with a large stack, so hostile input yields an [`Error`] rather than a crash. Source files and preprocessed text are capped in size, and the
 //! preprocessor is killed when its output or running time exceeds a bound (macro bombs).
 
 pub mod compile_commands;
@@ -68,6 +68,9 @@ const MAX_MISSING_HEADERS: usize = 100;
 /// Deepest bracket nesting accepted. Real code stays far below; the limit keeps the recursive
 /// parser and lowering within their stacks.
 pub const MAX_NESTING: usize = 1000;
+/// Most `++`/`--` tokens accepted in one run of signs. Valid C has at most two (`a++ + ++b`):
+/// the result of `++`/`--` is not an lvalue, so neither can be applied to it.
+pub const MAX_INC_DEC_RUN: usize = 2;
 /// Largest preprocessed input accepted, in bytes. Parsing and lowering take about a hundred
 /// times the text's size in memory; real translation units (even amalgamations) stay below.
 pub const MAX_INPUT_BYTES: usize = 16 << 20;
@@ -114,7 +117,7 @@ fn parse_with(text: String, display: &str, missing: Vec<(String, String)>) -> Re
         ));
     }
     let map = LineMap::new(&text, display);
-    check_nesting(&text, &map)?;
+    check_shape(&text, &map)?;
     let display_owned = display.to_string();
     // The PEG parser recurses per nesting level; give it room.
     let handle = std::thread::Builder::new()
@@ -704,14 +707,25 @@ fn one_line(s: &str) -> String {
         .join(" ")
 }
 
-/// Reject nesting deeper than [`MAX_NESTING`] before handing the text to the recursive parser.
-fn check_nesting(text: &str, map: &LineMap) -> Result<()> {
+/// Reject, before handing the text to the parser, what would make it crash or take exponential
+/// time: nesting deeper than [`MAX_NESTING`] (it recurses per level), and runs of `+`/`-` that
+/// hold more than [`MAX_INC_DEC_RUN`] `++`/`--` tokens (`w >------> 1`): the PEG parser can split
+/// every `--` into two `-` and tries all splits before giving up, so 30 signs took seconds and 60
+/// hours. Line markers and string or character literals are skipped.
+fn check_shape(text: &str, map: &LineMap) -> Result<()> {
+    let at = |i: usize, err: String| match map.locate(i) {
+        Some((f, l)) => Error::at(f, l, err),
+        None => Error::new(err),
+    };
     let mut depth = 0usize;
+    // `++`/`--` tokens since the last character that is not a sign or white space.
+    let mut inc_dec = 0usize;
     let bytes = text.as_bytes();
     let mut i = 0;
     let mut line_start = true;
     while i < bytes.len() {
         let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
         match b {
             b'#' if line_start => {
                 // line marker or pragma: skip the line
@@ -721,6 +735,7 @@ fn check_nesting(text: &str, map: &LineMap) -> Result<()> {
                 continue;
             }
             b'"' | b'\'' => {
+                inc_dec = 0;
                 i += 1;
                 while i < bytes.len() && bytes[i] != b && bytes[i] != b'\n' {
                     if bytes[i] == b'\\' {
@@ -730,22 +745,67 @@ fn check_nesting(text: &str, map: &LineMap) -> Result<()> {
                 }
             }
             b'(' | b'[' | b'{' => {
+                inc_dec = 0;
                 depth += 1;
                 if depth > MAX_NESTING {
-                    let err = format!(
-                        "nesting deeper than {MAX_NESTING} levels of brackets is not supported"
-                    );
-                    return Err(match map.locate(i) {
-                        Some((f, l)) => Error::at(f, l, err),
-                        None => Error::new(err),
-                    });
+                    return Err(at(
+                        i,
+                        format!(
+                            "nesting deeper than {MAX_NESTING} levels of brackets is not supported"
+                        ),
+                    ));
                 }
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            b')' | b']' | b'}' => {
+                inc_dec = 0;
+                depth = depth.saturating_sub(1);
+            }
+            // Maximal munch, as the C lexer does: `++`/`--` first, then `+=`/`-=`/`->`.
+            b'+' | b'-' if next == Some(b) => {
+                inc_dec += 1;
+                if inc_dec > MAX_INC_DEC_RUN {
+                    return Err(at(
+                        i,
+                        format!("more than {MAX_INC_DEC_RUN} `++`/`--` operators in a row (as in `a----b`): not valid C, and not parsed (such runs make the parser's time exponential)"),
+                    ));
+                }
+                i += 2;
+                line_start = false;
+                continue;
+            }
+            b'+' | b'-' if matches!(next, Some(b'=') | Some(b'>')) => inc_dec = 0,
+            b'+' | b'-' | b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => inc_dec = 0,
         }
         line_start = b == b'\n' || (line_start && (b == b' ' || b == b'\t'));
         i += 1;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_text;
+
+    /// Valid C keeps at most two `++`/`--` in a run of signs; those, and signs in literals and
+    /// line markers, still parse.
+    #[test]
+    fn sign_runs_of_valid_c_parse() {
+        let text = "# 1 \"ok.c\"\nint f(int a, int b) {\n  int c = a++ + ++b;\n  c = a-- - --b + - -c;\n  c = c - -1 + (a+++b);\n  const char *s = \"------++++\";\n  char d = '-';\n  return c + d + s[0];\n}\n# 10 \"ok--------.c\"\n".to_string();
+        let p = parse_text(text, "ok.c").expect("valid C with sign runs parses");
+        assert_eq!(p.functions.len(), 1);
+    }
+
+    /// A long run of `-` (found by the `frontend` fuzz target: 60 signs took the parser hours) is
+    /// rejected at once, naming its line, and so are spaced `-- -- --`.
+    #[test]
+    fn inc_dec_runs_are_rejected_with_their_line() {
+        for run in ["-".repeat(60), "-- ".repeat(20), "+".repeat(7)] {
+            let text = format!("# 1 \"bad.c\"\nint f(int w)\n{{\n  return w >{run}> 1;\n}}\n");
+            let e = parse_text(text, "bad.c").expect_err("rejected").to_string();
+            assert!(e.starts_with("bad.c:3:"), "{e}");
+            // (without the check, the parse would end at the time limit with another message)
+            assert!(e.contains("`++`/`--`"), "{e}");
+        }
+    }
 }
