@@ -136,7 +136,7 @@ fn explore(
 
 /// The branch outcomes of the product on `vals` (a run stopped by undefined behaviour or the
 /// budget still gives the prefix it followed).
-fn product_trace(c: &Correlated, r: &Runner, vals: &[i128]) -> Option<Vec<Edge>> {
+pub(super) fn product_trace(c: &Correlated, r: &Runner, vals: &[i128]) -> Option<Vec<Edge>> {
     let args = r.args(vals)?.0;
     let mut it = Interp::new(&c.program).with_budget(r.opts.step_budget);
     let (_, edges) = it.call_traced(&c.product().name, &args, MAX_TRACE);

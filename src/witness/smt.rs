@@ -729,8 +729,10 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         Some(self.solver.check())
     }
 
-    /// Make the solver's scopes hold exactly `path`.
-    fn load(&mut self, path: &[Edge]) {
+    /// Make the solver's scopes hold exactly `path`; false when `deadline` passed first (the
+    /// scopes then hold a prefix of it). Long paths (concolic traces of thousands of edges) take
+    /// z3 seconds to assert, so the clock is read between edges.
+    fn load(&mut self, path: &[Edge], deadline: Instant) -> bool {
         let mut k = 0;
         while k < self.stack.len() && k < path.len() && self.stack[k].0 == path[k] {
             k += 1;
@@ -742,7 +744,10 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             self.enc.vars = vars;
             self.enc.guards = guards;
         }
-        for &e in &path[k..] {
+        for (n, &e) in path[k..].iter().enumerate() {
+            if n % 16 == 15 && Instant::now() > deadline {
+                return false;
+            }
             self.stack
                 .push((e, self.enc.vars.clone(), self.enc.guards.clone()));
             self.solver.push();
@@ -751,6 +756,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 self.solver.assert(&fact);
             }
         }
+        true
     }
 
     /// Solve `WP(f, path) ∧ inputs equal` (without a diff point: the path condition alone) and
@@ -763,7 +769,9 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         max_models: usize,
         mut accept: impl FnMut(&[i128]) -> Option<T>,
     ) -> Option<T> {
-        self.load(path);
+        if !self.load(path, deadline) {
+            return None;
+        }
         self.solver.push();
         let found = self.models(deadline, max_models, &mut accept);
         self.solver.pop(1);
@@ -889,4 +897,45 @@ pub(super) fn trace(ctx: &Context, c: &Correlated, inputs: &[i128], stop: usize)
         i += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use z3::{Config, Context};
+
+    use super::super::concolic::product_trace;
+    use super::super::testutil::{pair, with_runner};
+    use super::PathSolver;
+
+    /// A long path is loaded only while the deadline lasts. A concolic trace through a loop of
+    /// hundreds of iterations has thousands of edges, and asserting them took z3 seconds past
+    /// `--timeout` (found by the `diff` fuzz target: 18 s with `--timeout 1`).
+    #[test]
+    fn loading_a_long_path_stops_at_the_deadline() {
+        let loop_src = |tail: &str| {
+            format!("long f(int n) {{ long s = 0; if (n > 300) n = 300; while (n > 0) {{ s += 2; n--; }} return s{tail}; }}")
+        };
+        let p = pair(&loop_src(""), &loop_src(" + (n < -7)"), "f");
+        with_runner(&p, "f", |r| {
+            let path = product_trace(&p.c, r, &[300]).expect("trace");
+            assert!(path.len() > 600, "{} edges", path.len());
+            let ctx = Context::new(&Config::new());
+            let mut ps = PathSolver::new(&ctx, &p.c, None, 1).expect("solver");
+            let model = |v: &[i128]| Some(v.to_vec());
+            assert_eq!(ps.solve(&path, Instant::now(), 1, model), None);
+            assert!(ps.stack.len() < path.len(), "loaded past the deadline");
+            // Given time, the same path loads whole (reusing the prefix) and has a model.
+            let later = Instant::now() + Duration::from_secs(600);
+            let vals = ps
+                .solve(&path, later, 1, model)
+                .expect("the trace's path is feasible");
+            assert_eq!(ps.stack.len(), path.len());
+            assert!(
+                vals[0] >= 300,
+                "{vals:?} does not follow the 300-iteration path"
+            );
+        });
+    }
 }
