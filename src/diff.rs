@@ -558,6 +558,17 @@ fn one_function(
         r.notes
             .push("the witness search had only what --timeout left after the analysis".to_string());
     }
+    if !c.renamed.is_empty() {
+        let pairs: Vec<String> = c
+            .renamed
+            .iter()
+            .map(|(o, n)| format!("{o} → {n}"))
+            .collect();
+        r.notes.push(format!(
+            "locals taken as renamed (inferred; --map overrides): {}",
+            pairs.join(", ")
+        ));
+    }
     let f = c.product();
     for inp in c.inputs.iter().filter(|i| !i.equal) {
         if let (Some(o), Some(_)) = (inp.old, inp.new) {

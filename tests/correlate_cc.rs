@@ -557,6 +557,63 @@ fn product_contains_each_version_once_in_order() {
 /// follows every matched pair (after the loop-control glue that closes a matched loop).
 /// Identical versions with gotos (`62_identical_goto`) are left out: the correlator may keep
 /// code with jumps in coarser, unmatched blocks.
+/// Where the product leaves an instruction unmatched, or a matched one without its twin and a
+/// converge point after it: one message each, then the listing.
+fn unmatched(name: &str, c: &Correlated) -> Vec<String> {
+    let mut failures = Vec::new();
+    let n = c.product().instrs.len();
+    let mut pos = 0;
+    while pos < n {
+        let o = c.origins[pos];
+        if o.side == Side::Glue {
+            pos += 1;
+            continue;
+        }
+        if !o.matched {
+            failures.push(format!(
+                "{name}: instruction {pos} ({:?} `{}`) is unmatched",
+                o.side,
+                text_at(c, pos)
+            ));
+            pos += 1;
+            continue;
+        }
+        let twin = c.origins.get(pos + 1).copied();
+        match twin {
+            Some(t)
+                if o.side == Side::Old && t.side == Side::New && t.matched && t.src == o.src => {}
+            _ => {
+                failures.push(format!(
+                    "{name}: matched {:?} instruction {pos} `{}` is not followed by its twin",
+                    o.side,
+                    text_at(c, pos)
+                ));
+                pos += 1;
+                continue;
+            }
+        }
+        if o.src.is_some() {
+            // A converge point after the pair, possibly after loop-control glue.
+            let mut q = pos + 2;
+            while !c.converge.contains(&q) && q < n && c.origins[q].side == Side::Glue {
+                q += 1;
+            }
+            if !c.converge.contains(&q) {
+                failures.push(format!(
+                    "{name}: no converge point after the matched pair at {pos} `{}` / `{}`",
+                    text_at(c, pos),
+                    text_at(c, pos + 1)
+                ));
+            }
+        }
+        pos += 2;
+    }
+    if !failures.is_empty() {
+        failures.push(listing(c));
+    }
+    failures
+}
+
 #[test]
 fn identical_versions_match_everywhere() {
     let mut failures = Vec::new();
@@ -570,60 +627,50 @@ fn identical_versions_match_everywhere() {
         let new = std::fs::read(dir.join("new.c")).unwrap();
         assert_eq!(old, new, "{name}: the versions must be textually identical");
         let c = correlated(name);
-        let n = c.product().instrs.len();
-        let mut pos = 0;
-        while pos < n {
-            let o = c.origins[pos];
-            if o.side == Side::Glue {
-                pos += 1;
-                continue;
-            }
-            if !o.matched {
-                failures.push(format!(
-                    "{name}: instruction {pos} ({:?} `{}`) is unmatched",
-                    o.side,
-                    text_at(&c, pos)
-                ));
-                pos += 1;
-                continue;
-            }
-            let twin = c.origins.get(pos + 1).copied();
-            match twin {
-                Some(t)
-                    if o.side == Side::Old
-                        && t.side == Side::New
-                        && t.matched
-                        && t.src == o.src => {}
-                _ => {
-                    failures.push(format!(
-                        "{name}: matched {:?} instruction {pos} `{}` is not followed by its twin",
-                        o.side,
-                        text_at(&c, pos)
-                    ));
-                    pos += 1;
-                    continue;
-                }
-            }
-            if o.src.is_some() {
-                // A converge point after the pair, possibly after loop-control glue.
-                let mut q = pos + 2;
-                while !c.converge.contains(&q) && q < n && c.origins[q].side == Side::Glue {
-                    q += 1;
-                }
-                if !c.converge.contains(&q) {
-                    failures.push(format!(
-                        "{name}: no converge point after the matched pair at {pos} `{}` / `{}`",
-                        text_at(&c, pos),
-                        text_at(&c, pos + 1)
-                    ));
-                }
-            }
-            pos += 2;
-        }
-        if !failures.is_empty() {
-            failures.push(listing(&c));
-        }
+        assert!(
+            c.renamed.is_empty(),
+            "{name}: renames inferred: {:?}",
+            c.renamed
+        );
+        failures.extend(unmatched(name, &c));
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Locals renamed throughout (a shadowed one and a loop counter among them): the renames are
+/// inferred from the code, and with them every instruction matches its twin, as for identical
+/// versions. A rename given with `--map` is taken as given and not inferred again.
+#[test]
+fn renamed_locals_are_inferred_and_match_everywhere() {
+    let name = "97_renamed_locals";
+    let c = correlated(name);
+    let pairs = |v: &[(String, String)]| -> Vec<String> {
+        v.iter().map(|(o, n)| format!("{o}->{n}")).collect()
+    };
+    assert_eq!(
+        pairs(&c.renamed),
+        ["acc->sum", "bits->rest", "k->i", "acc2->mixed", "k#2->i#2"],
+        "{}",
+        listing(&c)
+    );
+    let failures = unmatched(name, &c);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    let dir = pair_dir(name);
+    let (old, new) = (
+        load(&dir.join("old.c")).unwrap(),
+        load(&dir.join("new.c")).unwrap(),
+    );
+    let opts = dizy::correlate::Options {
+        map: vec![("bits".into(), "rest".into())],
+        ..Default::default()
+    };
+    let c = dizy::correlate::correlate(&old, &new, "fold", &opts).unwrap();
+    assert_eq!(
+        pairs(&c.renamed),
+        ["acc->sum", "k->i", "acc2->mixed", "k#2->i#2"]
+    );
+    let failures = unmatched(name, &c);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -782,8 +829,9 @@ fn cli_correlate_run_prints_both_results() {
 }
 
 /// `Options::map` pairs renamed variables (`ok` in the old version, `good` in the new one) for the
-/// analysis, and never changes what the product computes: on every input the results with and
-/// without the map are those of the interpreter run on each version alone.
+/// analysis, as the inferred renames do without it, and neither changes what the product
+/// computes: on every input the results with and without the map are those of the interpreter
+/// run on each version alone.
 #[test]
 fn map_pairs_renamed_variables_without_changing_results() {
     let dir = pair_dir("66_refactor_demorgan");
@@ -813,11 +861,14 @@ fn map_pairs_renamed_variables_without_changing_results() {
         "with --map ok=good, pairs are {:?}",
         names(&mapped)
     );
+    // Without the map the rename is inferred from the code; with it, it is the user's.
     assert!(
-        !names(&plain).iter().any(|(o, _)| o == "ok"),
-        "without a map, `ok` has no partner, but pairs are {:?}",
+        names(&plain).contains(&ok_pair),
+        "without a map, `ok` should be paired by inference, but pairs are {:?}",
         names(&plain)
     );
+    assert_eq!(plain.renamed, [("ok".to_string(), "good".to_string())]);
+    assert!(mapped.renamed.is_empty(), "{:?}", mapped.renamed);
     let (params, _) = signature(&old, "valid").unwrap();
     for inp in gen_inputs(&params, 200, fnv1a("map")) {
         let want_o = dizy::interp::run_literals(&old, "valid", &inp.lits, BUDGET)

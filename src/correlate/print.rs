@@ -28,6 +28,17 @@ pub fn print_correlated(c: &Correlated) -> String {
         c.old_file, c.new_file, c.name
     ));
     out.push_str("// - old only   + new only   = matched pair   * correlation glue\n");
+    if !c.renamed.is_empty() {
+        let pairs: Vec<String> = c
+            .renamed
+            .iter()
+            .map(|(o, n)| format!("{o} → {n}"))
+            .collect();
+        out.push_str(&format!(
+            "// locals taken as renamed: {}\n",
+            pairs.join(", ")
+        ));
+    }
     let guards: Vec<String> = f
         .instrs
         .iter()
@@ -131,6 +142,7 @@ pub fn to_json(c: &Correlated) -> Json {
         "instructions": instrs,
         "converge_points": c.converge,
         "diff_points": dps,
+        "renamed": c.renamed.iter().map(|(o, n)| json!([o, n])).collect::<Vec<_>>(),
         "inputs": c.inputs.iter().map(|i| json!({
             "old": i.old.map(|v| f.func.var(v).name.clone()),
             "new": i.new.map(|v| f.func.var(v).name.clone()),

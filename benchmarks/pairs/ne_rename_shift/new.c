@@ -1,0 +1,15 @@
+/* Locals renamed, and the rotation of the low byte now drops a bit: a real change. */
+unsigned mix(unsigned key, int rounds)
+{
+    unsigned hash = 2166136261u;
+    unsigned char low_byte = key & 255;
+    if (rounds > 16)
+        rounds = 16;
+    for (int round = 0; round < rounds; round++) {
+        hash = (hash ^ low_byte) * 16777619u;
+        low_byte = (low_byte << 1) | (low_byte >> 6);
+        if ((hash & 3) == 1)
+            hash ^= key >> 3;
+    }
+    return hash ^ (hash >> 15);
+}
