@@ -558,15 +558,9 @@ fn one_function(
         r.notes
             .push("the witness search had only what --timeout left after the analysis".to_string());
     }
-    if !c.renamed.is_empty() {
-        let pairs: Vec<String> = c
-            .renamed
-            .iter()
-            .map(|(o, n)| format!("{o} → {n}"))
-            .collect();
+    if let Some(names) = c.renamed_text() {
         r.notes.push(format!(
-            "locals taken as renamed (inferred; --map overrides): {}",
-            pairs.join(", ")
+            "locals taken as renamed (inferred; --map overrides): {names}"
         ));
     }
     let f = c.product();

@@ -186,6 +186,16 @@ impl Correlated {
         &self.program.functions[self.func]
     }
 
+    /// The inferred renames as `old → new, …`; `None` when there are none.
+    pub fn renamed_text(&self) -> Option<String> {
+        let pairs: Vec<String> = self
+            .renamed
+            .iter()
+            .map(|(o, n)| format!("{o} → {n}"))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.join(", "))
+    }
+
     pub fn var_side(&self, v: VarId) -> Side {
         let f = self.product();
         if v.index() < self.n_old_vars {

@@ -28,16 +28,8 @@ pub fn print_correlated(c: &Correlated) -> String {
         c.old_file, c.new_file, c.name
     ));
     out.push_str("// - old only   + new only   = matched pair   * correlation glue\n");
-    if !c.renamed.is_empty() {
-        let pairs: Vec<String> = c
-            .renamed
-            .iter()
-            .map(|(o, n)| format!("{o} → {n}"))
-            .collect();
-        out.push_str(&format!(
-            "// locals taken as renamed: {}\n",
-            pairs.join(", ")
-        ));
+    if let Some(r) = c.renamed_text() {
+        out.push_str(&format!("// locals taken as renamed: {r}\n"));
     }
     let guards: Vec<String> = f
         .instrs
