@@ -285,12 +285,12 @@ fn run(cli: Cli) -> ExitCode {
                 Err(e) => return fail(&e.to_string()),
             };
             match format {
-                Format::Text => print!("{}", dizy::report::to_text(&report)),
-                Format::Json => println!(
-                    "{}",
+                Format::Text => emit(&dizy::report::to_text(&report)),
+                Format::Json => emit(&format!(
+                    "{}\n",
                     serde_json::to_string_pretty(&dizy::report::to_json(&report))
                         .unwrap_or_default()
-                ),
+                )),
             }
             ExitCode::from(report.exit_code())
         }
@@ -334,7 +334,7 @@ fn run(cli: Cli) -> ExitCode {
                     status = ExitCode::from(2);
                 }
             }
-            print!("{out}");
+            emit(&out);
             status
         }
         Cmd::Correlate {
@@ -367,19 +367,18 @@ fn run(cli: Cli) -> ExitCode {
                 let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
                 return match dizy::correlate::run(&c, &args, max_steps) {
                     Ok((o, n)) => {
-                        println!("old: {o}");
-                        println!("new: {n}");
+                        emit(&format!("old: {o}\nnew: {n}\n"));
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(&e.to_string()),
                 };
             }
             match format {
-                Format::Text => print!("{}", dizy::correlate::print_correlated(&c)),
-                Format::Json => println!(
-                    "{}",
+                Format::Text => emit(&dizy::correlate::print_correlated(&c)),
+                Format::Json => emit(&format!(
+                    "{}\n",
                     serde_json::to_string_pretty(&dizy::correlate::to_json(&c)).unwrap_or_default()
-                ),
+                )),
             }
             ExitCode::SUCCESS
         }
@@ -407,7 +406,7 @@ fn run(cli: Cli) -> ExitCode {
             let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
             match dizy::interp::run_literals(&prog, &function, &args, max_steps) {
                 Ok((value, _)) => {
-                    println!("{value}");
+                    emit(&format!("{value}\n"));
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&format!("{}: {e}", file.display())),
@@ -463,9 +462,9 @@ fn diff_git(
         }
     }
     match format {
-        Format::Text => print!("{text}"),
-        Format::Json => println!(
-            "{}",
+        Format::Text => emit(&text),
+        Format::Json => emit(&format!(
+            "{}\n",
             serde_json::to_string_pretty(&serde_json::json!({
                 "schema": "dizy-git-report/1",
                 "old_revision": r1,
@@ -473,9 +472,23 @@ fn diff_git(
                 "files": sections,
             }))
             .unwrap_or_default()
-        ),
+        )),
     }
     ExitCode::from(worst)
+}
+
+/// Write a command's output to stdout. A reader that went away (`dizy correlate … | head`) is
+/// not an error: the rest is dropped and the exit status stays the command's. Any other write
+/// error ends dizy with status 2.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("dizy: cannot write the output: {e}");
+            std::process::exit(2);
+        }
+    }
 }
 
 fn fail(msg: &str) -> ExitCode {

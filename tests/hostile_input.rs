@@ -1085,3 +1085,48 @@ fn unknown_type_array_declaration() {
         );
     }
 }
+
+/// A reader that stops early (`dizy correlate … | head`): the rest of the output is dropped
+/// without a panic or an "internal error", and the status is the command's own. The listing is
+/// far larger than a pipe's buffer, so the write really fails.
+#[test]
+fn closed_stdout_is_not_a_crash() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut src = String::from("int f(int x)\n{\n");
+    for i in 0..3000 {
+        src.push_str(&format!("    x = x + {i};\n"));
+    }
+    src.push_str("    return x;\n}\n");
+    write(tmp.path(), "old.c", &src);
+    write(tmp.path(), "new.c", src.replace("x + 7;", "x + 8;"));
+    for args in [
+        vec!["correlate", "old.c", "new.c", "--function", "f"],
+        vec!["gcl", "old.c"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dizy"))
+            .args(&args)
+            .current_dir(tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // the pipe's read end is closed here
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(
+            !err.contains("panicked") && !err.contains("internal error"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+    }
+}
