@@ -822,13 +822,39 @@ fn diff_unreadable_directory_and_special_files() {
     }
     let out = dizy(diff_args(&a, Path::new("/dev/zero"), &[]));
     assert_diff_rejects("diff a.c /dev/zero", &out, "/dev/zero", None);
-    // Unreadable (permissions are not enforced for root, so check that they took effect).
+    // Unreadable. Permissions do not bind root (CI runs as root), so there dizy runs as `nobody`.
     let locked = write(tmp.path(), "locked.c", SMALL);
     let set = Command::new("chmod").arg("000").arg(&locked).status();
-    if set.is_ok_and(|s| s.success()) && std::fs::File::open(&locked).is_err() {
+    assert!(set.is_ok_and(|s| s.success()), "chmod 000 failed");
+    if std::fs::File::open(&locked).is_err() {
         let out = dizy(diff_args(&a, &locked, &[]));
         assert_diff_rejects("diff a.c locked.c", &out, "locked.c", None);
+    } else {
+        let out = dizy_as_nobody(tmp.path(), diff_args(&a, &locked, &[]));
+        assert_diff_rejects("diff a.c locked.c (as nobody)", &out, "locked.c", None);
+        assert!(
+            out.stderr.contains("ermission denied"),
+            "the message should say why:\n{}",
+            out.stderr
+        );
     }
+}
+
+/// Run dizy as user `nobody` (for checks that permissions would not stop root). The binary is
+/// copied into `dir` (made world-readable) since the build tree may sit under a private home.
+fn dizy_as_nobody(dir: &Path, args: Vec<OsString>) -> Outcome {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("dizy-copy");
+    std::fs::copy(env!("CARGO_BIN_EXE_dizy"), &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args(&args);
+    let out = run_with_timeout(&mut cmd, None, DEADLINE);
+    assert!(!out.timed_out, "dizy as nobody did not finish (killed)");
+    out
 }
 
 #[test]
