@@ -225,18 +225,24 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     let inl = (vo.gcl.as_ref().unwrap_or(po), vn.gcl.as_ref().unwrap_or(pn));
     let mut functions = vec![];
     for name in names {
-        let mut r = one_function(po, pn, inl, &name, &texts_o, &texts_n, &changed_o, opts);
         let was_inlined = |v: &crate::inline::Version| {
             v.gcl.is_some() && v.outcomes.get(&name).is_some_and(|o| !o.inlined.is_empty())
         };
+        let inlined_here = was_inlined(&vo) || was_inlined(&vn);
+        let budget = Budget::new(opts.analysis.timeout, inlined_here);
+        let mut r = one_function(
+            po, pn, inl, &name, &texts_o, &texts_n, &changed_o, opts, &budget,
+        );
         let failed = matches!(
             r.verdict,
             Verdict::Timeout | Verdict::Error | Verdict::Unsupported
         );
-        let fell_back = failed && (was_inlined(&vo) || was_inlined(&vn));
+        let fell_back = failed && inlined_here;
         if fell_back {
-            // Inlining made the function too big or hit a limit: fall back to opaque calls.
+            // Inlining made the function too big or hit a limit: fall back to opaque calls,
+            // within what is left of the same budget.
             let why = r.error.clone().unwrap_or_default();
+            let rest = budget.fallback();
             r = one_function(
                 po,
                 pn,
@@ -246,7 +252,9 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
                 &texts_n,
                 &changed_o,
                 opts,
+                &rest,
             );
+            r.time_ms = budget.start.elapsed().as_millis();
             r.notes.push(format!(
                 "analysis with inlined callees failed ({why}); changed callees kept as unknown calls"
             ));
@@ -438,6 +446,44 @@ fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
     }
 }
 
+/// The time one function may take (`--timeout`), shared by its attempts: analysis with inlined
+/// callees, then (if that fails) with opaque calls, then the witness search.
+struct Budget {
+    start: Instant,
+    /// When everything for the function must be done.
+    end: Option<Instant>,
+    /// When the analysis must be done.
+    analysis_end: Option<Instant>,
+}
+
+impl Budget {
+    /// With inlined callees the first analysis may use two thirds of the time, so that a
+    /// fallback with opaque calls still has a third (before, it got a fresh `--timeout` and a
+    /// function could take twice its budget).
+    fn new(timeout: Option<Duration>, inlined: bool) -> Budget {
+        let start = Instant::now();
+        let share = if inlined { 2.0 / 3.0 } else { 1.0 };
+        Budget {
+            start,
+            end: timeout.map(|t| start + t),
+            analysis_end: timeout.map(|t| start + t.mul_f64(share)),
+        }
+    }
+
+    /// The budget of the fallback: the rest of the whole.
+    fn fallback(&self) -> Budget {
+        Budget {
+            start: self.start,
+            end: self.end,
+            analysis_end: self.end,
+        }
+    }
+
+    fn left(until: Option<Instant>) -> Option<Duration> {
+        until.map(|e| e.saturating_duration_since(Instant::now()))
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn one_function(
     po: &GclProgram,
@@ -448,6 +494,7 @@ fn one_function(
     tn: &HashMap<String, String>,
     changed: &BTreeSet<String>,
     opts: &DiffOptions,
+    budget: &Budget,
 ) -> FunctionReport {
     crate::resources::set_phase(format!("function {name}"));
     let start = Instant::now();
@@ -497,7 +544,9 @@ fn one_function(
             return r;
         }
     };
-    let a = match analysis::analyze(&c, &opts.analysis) {
+    let mut aopts = opts.analysis.clone();
+    aopts.timeout = Budget::left(budget.analysis_end);
+    let a = match analysis::analyze(&c, &aopts) {
         Ok(a) => a,
         Err(e) => {
             let timeout = e.msg.contains("timed out") || e.msg.contains("budget");
@@ -526,8 +575,8 @@ fn one_function(
     let before_search = start.elapsed().as_millis();
     // `--timeout` bounds the whole function: the search gets what the analysis left of it.
     let mut wopts = opts.witness.clone();
-    if let Some(t) = opts.analysis.timeout {
-        wopts.time = wopts.time.min(t.saturating_sub(start.elapsed()));
+    if let Some(t) = Budget::left(budget.end) {
+        wopts.time = wopts.time.min(t);
     }
     let mut witness = if d.equivalent || opts.no_witness || wopts.time.is_zero() {
         None
@@ -622,4 +671,32 @@ fn validate_native(
 /// Parse a timeout in seconds.
 pub fn timeout_from_secs(s: f64) -> Option<Duration> {
     (s > 0.0).then(|| Duration::from_secs_f64(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Budget;
+    use std::time::Duration;
+
+    /// The attempts of one function share its `--timeout`: a fallback after a failed inlined
+    /// analysis gets what is left, not a fresh budget (that made functions take twice theirs).
+    #[test]
+    fn attempts_share_one_budget() {
+        let t = Duration::from_secs(3);
+        let first = Budget::new(Some(t), true);
+        let (end, analysis_end) = (first.end.unwrap(), first.analysis_end.unwrap());
+        assert_eq!(end - first.start, t);
+        assert_eq!(analysis_end - first.start, Duration::from_secs(2));
+        let rest = first.fallback();
+        assert_eq!(
+            (rest.start, rest.end, rest.analysis_end),
+            (first.start, first.end, first.end)
+        );
+        assert!(Budget::left(rest.analysis_end).unwrap() <= t);
+        // Without inlining the analysis may use all of it; without a timeout nothing is bounded.
+        let plain = Budget::new(Some(t), false);
+        assert_eq!(plain.analysis_end, plain.end);
+        let free = Budget::new(None, true);
+        assert!(free.end.is_none() && Budget::left(free.analysis_end).is_none());
+    }
 }

@@ -396,11 +396,20 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
         count("crash"),
         count("hang"),
     );
-    let late = done.iter().filter(|d| d.result.late).count();
+    let late: Vec<&Done> = done.iter().filter(|d| d.result.late).collect();
     let slowest = done.iter().map(|d| d.result.dizy_ms).max().unwrap_or(0);
     println!(
-        "dizy runs finishing over 1 s past their --timeout: {late} (slowest run {slowest} ms)"
+        "dizy runs finishing over 1 s past their --timeout: {} (slowest run {slowest} ms)",
+        late.len()
     );
+    if !late.is_empty() {
+        // Indices, so a late run can be replayed with --only and --keep.
+        let list: Vec<String> = late
+            .iter()
+            .map(|d| format!("{} ({} ms)", d.index, d.result.dizy_ms))
+            .collect();
+        println!("  late pairs: {}", list.join(", "));
+    }
     let (nd, oe) = (count("nondeterministic"), count("oracle"));
     println!("nondeterministic pairs: {nd}, oracle errors: {oe}");
     println!("{n} pairs: {u} unsound, {w} false witnesses, {c} crashes, {t} timeouts");
