@@ -721,12 +721,25 @@ impl<'a> Ctx<'a> {
             Statement::Expression(None) => Ok(()),
             Statement::Expression(Some(e)) => self.effect(e),
             Statement::If(i) => {
-                let cond = self.cond(&i.node.condition)?;
-                let then_ = self.sub_block(&i.node.then_statement)?;
-                let else_ = match &i.node.else_statement {
+                let c = &i.node.condition;
+                let mut x = self.rvalue(c)?;
+                let mut then_ = self.sub_block(&i.node.then_statement)?;
+                let mut else_ = match &i.node.else_statement {
                     Some(e) => self.sub_block(e)?,
                     None => vec![],
                 };
+                // `if (!c) A else B` is lowered as `if (c) B else A`, and `if (0) A else B` as
+                // `if (1) B else A`: a change that negates a condition and swaps the branches
+                // then lines up with the original in the correlating program.
+                while !then_.is_empty() && !else_.is_empty() {
+                    x = match x.kind {
+                        ExprKind::Unary(UnOp::LogNot, y) => *y,
+                        ExprKind::Int(0) => Expr::new(ExprKind::Int(1), x.ty),
+                        _ => break,
+                    };
+                    std::mem::swap(&mut then_, &mut else_);
+                }
+                let cond = self.truth(x, c.span.start)?;
                 self.set_line(s.span.start);
                 self.emit(StmtKind::If { cond, then_, else_ });
                 Ok(())

@@ -796,6 +796,41 @@ mod tests {
         assert_eq!(p.functions.len(), 1);
     }
 
+    /// The body of function `f` in `src`, without source lines.
+    fn body_without_lines(src: &str) -> String {
+        let p = parse_text(format!("# 1 \"t.c\"\n{src}\n"), "t.c").expect("parses");
+        let dbg = format!("{:?}", p.function("f").expect("f").body);
+        // Drop each `line: Line(N)`: only the shape is compared.
+        let mut out = String::new();
+        let mut rest = dbg.as_str();
+        while let Some(i) = rest.find("line: Line(") {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            rest = &tail[tail.find(')').unwrap() + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// `if (!c) A else B` is lowered as `if (c) B else A` (also `!!c`, `!p`, and a constant 0
+    /// condition); an `if` without `else` keeps its `!`.
+    #[test]
+    fn negated_conditions_swap_branches() {
+        let f = |cond: &str, a: &str, b: &str| {
+            body_without_lines(&format!(
+                "int f(int x, int y, int *p) {{ int r = 0; if ({cond}) {{ r = {a}; }} else {{ r = {b}; }} return r; }}"
+            ))
+        };
+        assert_eq!(f("!(x > y)", "x", "y"), f("x > y", "y", "x"));
+        assert_eq!(f("!!(x > y)", "x", "y"), f("x > y", "x", "y"));
+        assert_eq!(f("!x", "1", "2"), f("x", "2", "1"));
+        assert_eq!(f("!p", "1", "2"), f("p", "2", "1"));
+        assert_eq!(f("0", "1", "2"), f("1", "2", "1"));
+        assert_ne!(f("!(x > y)", "x", "y"), f("x > y", "x", "y"));
+        let no_else = body_without_lines("int f(int x) { int r = 0; if (!x) r = 1; return r; }");
+        assert!(no_else.contains("LogNot"), "{no_else}");
+    }
+
     /// A long run of `-` (found by the `frontend` fuzz target: 60 signs took the parser hours) is
     /// rejected at once, naming its line, and so are spaced `-- -- --`.
     #[test]
