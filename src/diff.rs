@@ -578,11 +578,14 @@ fn one_function(
     if let Some(t) = Budget::left(budget.end) {
         wopts.time = wopts.time.min(t);
     }
+    let searched = Instant::now();
     let mut witness = if d.equivalent || opts.no_witness || wopts.time.is_zero() {
         None
     } else {
         crate::witness::search(po, pn, name, &d, &wopts, Some(&c))
     };
+    // Whether the search stopped for lack of time (rather than runs or strategies).
+    let out_of_time = searched.elapsed() >= wopts.time.mul_f64(0.95);
     let mut native_note = None;
     if let Some(w) = &mut witness {
         w.time_ms += before_search;
@@ -603,7 +606,11 @@ fn one_function(
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
     r.notes.extend(native_note.map(|(_, n)| n));
-    if verdict == Verdict::PossiblyDifferent && !opts.no_witness && wopts.time < opts.witness.time {
+    if verdict == Verdict::PossiblyDifferent
+        && !opts.no_witness
+        && wopts.time < opts.witness.time
+        && out_of_time
+    {
         r.notes
             .push("the witness search had only what --timeout left after the analysis".to_string());
     }
