@@ -237,6 +237,22 @@ pub enum BinOp {
     PtrDiff,
 }
 
+impl BinOp {
+    /// The operator `o` with `a self b == b o a` for all operands (the same one for the
+    /// commutative operators, the mirrored one for `<`, `<=`, `>`, `>=`), if there is one.
+    pub fn swapped(self) -> Option<BinOp> {
+        use BinOp::*;
+        match self {
+            Add | Mul | BitAnd | BitOr | BitXor | Eq | Ne => Some(self),
+            Lt => Some(Gt),
+            Gt => Some(Lt),
+            Le => Some(Ge),
+            Ge => Some(Le),
+            Sub | Div | Rem | Shl | Shr | PtrDiff => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum LogicOp {
     And,

@@ -1015,7 +1015,11 @@ fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result
         }
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, dims, a, b, s)?,
         (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {
-            o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?
+            (o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?)
+                // Commuted or mirrored operands: `a & b` against `b & a`, `x < y` against `y > x`.
+                || (o1.swapped() == Some(*o2)
+                    && same_pure(c, dims, a1, b2, s)?
+                    && same_pure(c, dims, b1, a2, s)?)
         }
         (ExprKind::Logic(o1, a1, b1), ExprKind::Logic(o2, a2, b2)) => {
             o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?

@@ -127,10 +127,56 @@ impl<'a> Keys<'a> {
             ExprKind::GlobalAddr(g) => format!("&global{}", g.0),
             ExprKind::FuncAddr(n) => format!("&{n}"),
             ExprKind::Unary(op, x) => format!("{op:?}({})", self.expr(x)),
-            ExprKind::Binary(op, a, b) => format!("{op:?}({},{})", self.expr(a), self.expr(b)),
+            ExprKind::Binary(op, a, b) => {
+                // `a & b` and `b & a`, `x < y` and `y > x` get one key.
+                let (ka, kb) = (self.expr(a), self.expr(b));
+                let here = format!("{op:?}({ka},{kb})");
+                match op.swapped() {
+                    Some(o) => here.min(format!("{o:?}({kb},{ka})")),
+                    None => here,
+                }
+            }
             ExprKind::Logic(op, a, b) => format!("{op:?}({},{})", self.expr(a), self.expr(b)),
             ExprKind::Cast(x) => format!("cast<{:?}>({})", e.ty, self.expr(x)),
             ExprKind::Opaque(r) => format!("opaque({r})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Keys;
+    use std::collections::HashMap;
+
+    /// The keys of `f`'s instructions in `src`.
+    fn keys_of(src: &str) -> Vec<String> {
+        let text = format!("# 1 \"t.c\"\n{src}\n");
+        let prog = crate::frontend::parse_text(text, "t.c").expect("parses");
+        let g = crate::gcl::flatten_program(prog).expect("flattens");
+        let f = g.function("f").expect("f");
+        let k = Keys::new(f, HashMap::new());
+        (0..f.instrs.len()).map(|i| k.instr(i)).collect()
+    }
+
+    /// Commuted operands of commutative operators and mirrored comparisons share a key; the
+    /// operands of `-`, `<<` do not commute.
+    #[test]
+    fn commuted_and_mirrored_operators_share_keys() {
+        let f = |body: &str| {
+            keys_of(&format!(
+                "int f(int a, int b) {{ int r = {body}; return r; }}"
+            ))
+        };
+        for (x, y) in [
+            ("a & b", "b & a"),
+            ("a * (b ^ 3)", "(3 ^ b) * a"),
+            ("a < b", "b > a"),
+            ("(a >= b) == (a | b)", "(b | a) == (b <= a)"),
+        ] {
+            assert_eq!(f(x), f(y), "{x} against {y}");
+        }
+        for (x, y) in [("a - b", "b - a"), ("a << b", "b << a"), ("a < b", "b < a")] {
+            assert_ne!(f(x), f(y), "{x} against {y}");
         }
     }
 }
