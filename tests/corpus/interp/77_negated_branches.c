@@ -3,7 +3,7 @@
 int negated(int x, unsigned u, char c)
 {
     int r = 0;
-    int n = x;
+    int n = x % 20;
     if (!(n++ > 3)) {
         r += n;
     } else {
