@@ -734,7 +734,7 @@ impl<'a> Ctx<'a> {
                 while !then_.is_empty() && !else_.is_empty() {
                     x = match x.kind {
                         ExprKind::Unary(UnOp::LogNot, y) => *y,
-                        ExprKind::Int(0) => Expr::new(ExprKind::Int(1), x.ty),
+                        ExprKind::Int(0) if x.ty.is_integer() => Expr::new(ExprKind::Int(1), x.ty),
                         _ => break,
                     };
                     std::mem::swap(&mut then_, &mut else_);
