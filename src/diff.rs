@@ -254,7 +254,6 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
                 opts,
                 &rest,
             );
-            r.time_ms = budget.start.elapsed().as_millis();
             r.notes.push(format!(
                 "analysis with inlined callees failed ({why}); changed callees kept as unknown calls"
             ));
@@ -497,7 +496,8 @@ fn one_function(
     budget: &Budget,
 ) -> FunctionReport {
     crate::resources::set_phase(format!("function {name}"));
-    let start = Instant::now();
+    // Times are reported from the function's first attempt on.
+    let start = budget.start;
     let rejected = |p: &GclProgram| {
         p.program
             .rejected
