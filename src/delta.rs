@@ -10,7 +10,7 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use crate::analysis::{equal_exprs, eval_guard, Analysis, Overflow, Soft, Sub, Tri};
+use crate::analysis::{equal_exprs, eval_guard, locs, Analysis, Soft, Sub, Tri};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
@@ -61,10 +61,10 @@ pub struct Delta {
     pub equivalent: bool,
 }
 
-pub fn compute(c: &Correlated, a: &Analysis, overflow: Overflow) -> Result<Delta> {
+pub fn compute(c: &Correlated, a: &Analysis) -> Result<Delta> {
     let mut points = vec![];
     for d in &c.diff_points {
-        points.push(point(c, a, overflow, d)?);
+        points.push(point(c, a, d)?);
     }
     let equivalent = points.iter().all(|p| p.different.is_empty());
     Ok(Delta { points, equivalent })
@@ -101,8 +101,7 @@ impl Names<'_> {
         let f = self.c.product();
         out.retain(|txt| {
             !keep.iter().any(|&d| {
-                let v = self.a.dims.var_of[d];
-                match crate::analysis::type_range(&f.func.var(v).ty) {
+                match crate::analysis::type_range(self.a.dims.ty_of(&f.func, d)) {
                     Some((lo, hi)) => {
                         let n = &self.a.dims.names[d];
                         *txt == format!("{n} >= {lo}") || *txt == format!("{n} <= {hi}")
@@ -127,7 +126,7 @@ impl Names<'_> {
     }
 }
 
-fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Result<PointDelta> {
+fn point(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Result<PointDelta> {
     let names = Names { c, a };
     let f = c.product();
     let compared: Vec<String> = d
@@ -158,18 +157,7 @@ fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Res
     };
     match d.kind {
         DiffKind::Return | DiffKind::Exit => {
-            let pairs: Vec<(String, Dim, Dim)> = d
-                .pairs
-                .iter()
-                .filter_map(|&k| {
-                    let p = &c.pairs[k];
-                    Some((
-                        f.func.var(p.old).name.clone(),
-                        a.dims.of(p.old)?,
-                        a.dims.of(p.new)?,
-                    ))
-                })
-                .collect();
+            let pairs = compared_pairs(c, a, d);
             for s in &state {
                 if d.kind == DiffKind::Return
                     && !(s.ctx.get(&c.old_ret) == Some(&true)
@@ -189,7 +177,7 @@ fn point(c: &Correlated, a: &Analysis, overflow: Overflow, d: &DiffPoint) -> Res
                 if s.data.s_is_bottom()? {
                     continue;
                 }
-                compare_effect(c, a, overflow, &names, d, s, &mut out)?;
+                compare_effect(c, a, &names, d, s, &mut out)?;
             }
         }
     }
@@ -204,36 +192,107 @@ fn eq_constraint(x: Dim, y: Dim, kind: ConstraintKind) -> LinConstraint {
     )
 }
 
+/// One compared variable at a diff point: its name and its dimension pairs (one for a scalar,
+/// one per cell for an aggregate), or `None` when its value is not tracked on both sides (an
+/// untracked aggregate, a volatile variable, cells without a partner): then it may differ.
+struct Compared {
+    name: String,
+    dims: Option<Vec<(Dim, Dim)>>,
+}
+
+fn compared_pairs(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Vec<Compared> {
+    let f = c.product();
+    d.pairs
+        .iter()
+        .map(|&k| {
+            let p = &c.pairs[k];
+            let name = f.func.var(p.old).name.clone();
+            let dims = if let (Some(x), Some(y)) = (a.dims.of(p.old), a.dims.of(p.new)) {
+                Some(vec![(x, y)])
+            } else if let (Some(x), Some(y)) = (a.dims.cells(p.old), a.dims.cells(p.new)) {
+                let (cells, complete) = locs::pair_cells(x, y);
+                complete.then(|| cells.into_iter().map(|(x, y, _)| (x, y)).collect())
+            } else {
+                None
+            };
+            Compared { name, dims }
+        })
+        .collect()
+}
+
 fn compare_values(
     names: &Names<'_>,
     s: &Sub,
-    pairs: &[(String, Dim, Dim)],
+    pairs: &[Compared],
     out: &mut PointDelta,
 ) -> Result<()> {
     let inputs = names.input_dims();
+    let untracked: Vec<String> = pairs
+        .iter()
+        .filter(|p| p.dims.is_none())
+        .map(|p| format!("{} (not tracked)", p.name))
+        .collect();
+    let tracked: Vec<(&str, Dim, Dim)> = pairs
+        .iter()
+        .flat_map(|p| {
+            p.dims
+                .iter()
+                .flatten()
+                .map(move |&(x, y)| (p.name.as_str(), x, y))
+        })
+        .collect();
+    if !untracked.is_empty() {
+        // A value the domain does not follow may differ under any input.
+        out.different.push(DiffState {
+            vars: untracked.clone(),
+            constraints: names.text(&s.data, &inputs)?,
+            inputs: names.text(&s.data, &inputs)?,
+            seed: names.seed(&s.data),
+        });
+    }
     // The equivalent part.
     let mut eq = s.data.clone();
-    for &(_, x, y) in pairs {
+    for &(_, x, y) in &tracked {
         eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))?;
     }
-    if !eq.s_is_bottom()? {
+    if untracked.is_empty() && !eq.s_is_bottom()? {
         out.equivalent.push(EqState {
             constraints: names.text(&eq, &inputs)?,
         });
     }
-    // The differing pieces.
-    for &(_, x, y) in pairs {
-        for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
-            let mut piece = s.data.clone();
-            piece.s_meet_constraint(&eq_constraint(x, y, kind))?;
+    // The differing pieces. A floating value under IEEE semantics has no order in the domain
+    // (its dimension only records identity): one piece, where equality is not entailed.
+    let f = names.c.product();
+    for &(_, x, y) in &tracked {
+        let identity_only = names.a.semantics.floats == crate::analysis::Floats::Ieee
+            && names.a.dims.ty_of(&f.func, x).is_float();
+        let pieces: Vec<AnyDomain> = if identity_only {
+            if s.data.s_entails(&eq_constraint(x, y, ConstraintKind::Eq))? {
+                vec![]
+            } else {
+                vec![s.data.clone()]
+            }
+        } else {
+            let mut v = vec![];
+            for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
+                let mut piece = s.data.clone();
+                piece.s_meet_constraint(&eq_constraint(x, y, kind))?;
+                v.push(piece);
+            }
+            v
+        };
+        for piece in pieces {
             if piece.s_is_bottom()? {
                 continue;
             }
-            let mut vars = vec![];
+            let mut vars: Vec<String> = vec![];
             let mut keep = inputs.clone();
-            for (n2, x2, y2) in pairs {
+            for (_, x2, y2) in &tracked {
                 if !piece.s_entails(&eq_constraint(*x2, *y2, ConstraintKind::Eq))? {
-                    vars.push(n2.clone());
+                    let n2 = names.dim(*x2);
+                    if !vars.contains(&n2) {
+                        vars.push(n2);
+                    }
                     keep.push(*x2);
                     keep.push(*y2);
                 }
@@ -282,7 +341,6 @@ fn effect_exprs(k: &InstrKind) -> Vec<&Expr> {
 fn compare_effect(
     c: &Correlated,
     a: &Analysis,
-    overflow: Overflow,
     names: &Names<'_>,
     d: &DiffPoint,
     s: &Sub,
@@ -309,6 +367,9 @@ fn compare_effect(
     let mut differs: Vec<String> = vec![];
     if let Some(side) = only {
         differs.push(format!("{what} only in the {side} version"));
+    } else if let Some(callee) = &d.changed_callee {
+        // Equal arguments do not make a call equal when what it runs changed.
+        differs.push(format!("{what} may run `{callee}`, which changed"));
     } else {
         if go == Tri::Unknown || gn == Tri::Unknown {
             differs.push(format!("{what} may happen in only one version"));
@@ -322,7 +383,7 @@ fn compare_effect(
             differs.push(format!("{what} differs in shape"));
         } else {
             for (k, (x, y)) in xo.iter().zip(&xn).enumerate() {
-                if !equal_exprs(c, &a.dims, overflow, x, y, s)? {
+                if !equal_exprs(c, &a.dims, a.semantics, x, y, s)? {
                     differs.push(format!("{what} operand {}", k + 1));
                 }
             }

@@ -11,12 +11,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::analysis::{self, Overflow};
+use crate::changes;
 use crate::correlate;
 use crate::delta::{self, Delta};
 use crate::diag::Result;
 use crate::frontend;
-use crate::gcl::{self, GclProgram, InstrKind};
-use crate::ir::Callee;
+use crate::gcl::GclProgram;
 
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
@@ -46,6 +46,9 @@ pub enum Validate {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Verdict {
     Equivalent,
+    /// Equal results wherever both versions terminate; that they terminate on the same
+    /// inputs is not proven.
+    PartiallyEquivalent,
     Different,
     PossiblyDifferent,
     Unchanged,
@@ -60,6 +63,7 @@ impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Equivalent => "equivalent",
+            Verdict::PartiallyEquivalent => "partially-equivalent",
             Verdict::Different => "different",
             Verdict::PossiblyDifferent => "possibly-different",
             Verdict::Unchanged => "unchanged",
@@ -108,6 +112,7 @@ impl Report {
         if any(&[
             Verdict::Different,
             Verdict::PossiblyDifferent,
+            Verdict::PartiallyEquivalent,
             Verdict::Added,
             Verdict::Removed,
         ]) {
@@ -127,13 +132,17 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<String> {
         Overflow::Wrap => "signed integer arithmetic wraps around (two's complement, as with -fwrapv)".to_string(),
     });
     a.push("unsigned integer arithmetic wraps modulo 2^width".into());
-    a.push("floating-point values are analysed as real numbers (rounding is not modelled); witnesses are executed in IEEE arithmetic".into());
+    a.push(match opts.analysis.floats {
+        analysis::Floats::Ieee => "floating point is IEEE 754 as compiled for x86-64 (SSE, round to nearest, no fast-math): NaN, infinities and rounding are possible; floating values are compared as numbers (NaN equal to NaN, so 0.0 and -0.0 are the same value)".to_string(),
+        analysis::Floats::Real => "floating-point values are analysed as real numbers (--floats real: proofs do not cover NaN, infinities or rounding); witnesses are executed in IEEE arithmetic".to_string(),
+    });
     a.push(
-        "both versions start from equal inputs: parameters (by position) and globals (by name) that both versions declare with the same type and initializer"
+        "both versions start from equal inputs: parameters (by position) and globals (by name) that both versions declare with the same type and initializer; a changed initializer makes every function that can read it (directly, through callees or function pointers) changed"
             .into(),
     );
-    a.push("memory is not tracked: reads through pointers and from arrays are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());
-    a.push("an unknown function called with equal arguments at matched points returns equal results in both versions; calls to it are compared as effects".into());
+    a.push("observable behaviour: the return value (aggregates field by field), globals the call changes, output and calls to functions outside the file with their arguments, and termination; equivalent means equal behaviour on every input, including that one version returns exactly when the other does (partially-equivalent: equal wherever both return)".into());
+    a.push("memory is tracked for struct fields and array elements of variables at known offsets; reads through pointers are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());
+    a.push("an unknown function called with equal arguments at matched points returns equal results and has equal effects in both versions; calls to it are compared as effects".into());
     a.push(format!(
         "numeric domain {}, canonization {} at {} points, widening after {} iterations",
         opts.analysis.domain,
@@ -193,13 +202,15 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
             assumptions.push(n.clone());
         }
     }
-    let texts_o = texts(po);
-    let texts_n = texts(pn);
-    let changed_o = changed_set(po, &texts_o, &texts_n);
+    let ch = changes::changes(po, pn);
+    let defined = |p: &GclProgram| -> BTreeSet<String> {
+        p.functions.iter().map(|f| f.name.clone()).collect()
+    };
+    let (defined_o, defined_n) = (defined(po), defined(pn));
     let mut names: BTreeSet<String> = BTreeSet::new();
     if opts.functions.is_empty() {
-        names.extend(texts_o.keys().cloned());
-        names.extend(texts_n.keys().cloned());
+        names.extend(defined_o.iter().cloned());
+        names.extend(defined_n.iter().cloned());
         names.extend(po.program.rejected.iter().map(|(n, _)| n.clone()));
         names.extend(pn.program.rejected.iter().map(|(n, _)| n.clone()));
     } else {
@@ -207,20 +218,18 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     }
     // Client-specific impact: changed callees are inlined into the analysed functions; the
     // witness search still runs the original programs.
-    let own_changed: BTreeSet<String> = texts_o
-        .keys()
-        .chain(texts_n.keys())
-        .filter(|n| texts_o.get(*n) != texts_n.get(*n))
-        .cloned()
-        .collect();
     let (vo, vn) = if opts.no_inline {
         (Default::default(), Default::default())
     } else {
-        let changed_n = changed_set(pn, &texts_n, &texts_o);
         (
-            crate::inline::inline_gcl(po, &names, &changed_o, &opts.inline),
-            crate::inline::inline_gcl(pn, &names, &changed_n, &opts.inline),
+            crate::inline::inline_gcl(po, &names, &ch.old, &opts.inline),
+            crate::inline::inline_gcl(pn, &names, &ch.new, &opts.inline),
         )
+    };
+    let known = Known {
+        defined_o: &defined_o,
+        defined_n: &defined_n,
+        changes: &ch,
     };
     let inl = (vo.gcl.as_ref().unwrap_or(po), vn.gcl.as_ref().unwrap_or(pn));
     let mut functions = vec![];
@@ -230,9 +239,7 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
         };
         let inlined_here = was_inlined(&vo) || was_inlined(&vn);
         let budget = Budget::new(opts.analysis.timeout, inlined_here);
-        let mut r = one_function(
-            po, pn, inl, &name, &texts_o, &texts_n, &changed_o, opts, &budget,
-        );
+        let mut r = one_function(po, pn, inl, &name, &known, opts, &budget);
         let failed = matches!(
             r.verdict,
             Verdict::Timeout | Verdict::Error | Verdict::Unsupported
@@ -243,23 +250,20 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
             // within what is left of the same budget.
             let why = r.error.clone().unwrap_or_default();
             let rest = budget.fallback();
-            r = one_function(
-                po,
-                pn,
-                (po, pn),
-                &name,
-                &texts_o,
-                &texts_n,
-                &changed_o,
-                opts,
-                &rest,
-            );
+            r = one_function(po, pn, (po, pn), &name, &known, opts, &rest);
             r.notes.push(format!(
                 "analysis with inlined callees failed ({why}); changed callees kept as unknown calls"
             ));
         }
-        r.own_changed = own_changed.contains(&name);
-        r.changed_callees = crate::inline::changed_callees(po, pn, &name, &own_changed);
+        r.own_changed = ch.own.contains(&name);
+        r.changed_callees = ch.changed_callees(&name);
+        if r.verdict != Verdict::Unchanged && !r.own_changed {
+            for why in ch.why.get(&name).into_iter().flatten() {
+                if !r.notes.contains(why) {
+                    r.notes.push(why.clone());
+                }
+            }
+        }
         if fell_back
             || matches!(
                 r.verdict,
@@ -304,62 +308,6 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
         new: pn.program.file.clone(),
         assumptions,
         functions,
-    }
-}
-
-fn texts(p: &GclProgram) -> HashMap<String, String> {
-    p.functions
-        .iter()
-        .map(|f| {
-            let mut s = String::new();
-            // Lines are not part of the behaviour: compare the listing without them.
-            gcl::print_function(&mut s, f, &p.program);
-            let body: String = s
-                .lines()
-                .map(|l| l.split_once(':').map_or(l, |x| x.1).trim())
-                .collect::<Vec<_>>()
-                .join("\n");
-            (f.name.clone(), body)
-        })
-        .collect()
-}
-
-/// Functions of the old program whose text, or the text of something they call, changed.
-fn changed_set(
-    po: &GclProgram,
-    to: &HashMap<String, String>,
-    tn: &HashMap<String, String>,
-) -> BTreeSet<String> {
-    let mut changed: BTreeSet<String> = to
-        .iter()
-        .filter(|(n, t)| tn.get(*n) != Some(t))
-        .map(|(n, _)| n.clone())
-        .collect();
-    loop {
-        let mut grew = false;
-        for f in &po.functions {
-            if changed.contains(&f.name) {
-                continue;
-            }
-            let calls_changed = f.instrs.iter().any(|i| match &i.kind {
-                InstrKind::Call {
-                    callee: Callee::Direct(n),
-                    ..
-                } => changed.contains(n),
-                InstrKind::Call {
-                    callee: Callee::Indirect(_),
-                    ..
-                } => false,
-                _ => false,
-            });
-            if calls_changed {
-                changed.insert(f.name.clone());
-                grew = true;
-            }
-        }
-        if !grew {
-            return changed;
-        }
     }
 }
 
@@ -483,15 +431,19 @@ impl Budget {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the driver knows about the two programs before analysing a function.
+struct Known<'a> {
+    defined_o: &'a BTreeSet<String>,
+    defined_n: &'a BTreeSet<String>,
+    changes: &'a changes::Changes,
+}
+
 fn one_function(
     po: &GclProgram,
     pn: &GclProgram,
     (io, inew): (&GclProgram, &GclProgram),
     name: &str,
-    to: &HashMap<String, String>,
-    tn: &HashMap<String, String>,
-    changed: &BTreeSet<String>,
+    known: &Known<'_>,
     opts: &DiffOptions,
     budget: &Budget,
 ) -> FunctionReport {
@@ -523,7 +475,10 @@ fn one_function(
         r.error = Some(e);
         return r;
     }
-    match (to.contains_key(name), tn.contains_key(name)) {
+    match (
+        known.defined_o.contains(name),
+        known.defined_n.contains(name),
+    ) {
         (false, false) => {
             let mut r = report(name, Verdict::Error, start);
             r.error = Some(format!("no function `{name}` is defined in either file"));
@@ -533,10 +488,19 @@ fn one_function(
         (false, true) => return report(name, Verdict::Added, start),
         _ => {}
     }
-    if opts.functions.is_empty() && !changed.contains(name) {
+    if opts.functions.is_empty() && !known.changes.changed(name) {
         return report(name, Verdict::Unchanged, start);
     }
-    let c = match correlate::correlate(io, inew, name, &opts.correlate) {
+    let mut copts = opts.correlate.clone();
+    copts.changed = Some(
+        known
+            .changes
+            .old
+            .union(&known.changes.new)
+            .cloned()
+            .collect(),
+    );
+    let c = match correlate::correlate(io, inew, name, &copts) {
         Ok(c) => c,
         Err(e) => {
             let mut r = report(name, Verdict::Unsupported, start);
@@ -563,7 +527,7 @@ fn one_function(
             return r;
         }
     };
-    let d = match delta::compute(&c, &a, opts.analysis.overflow) {
+    let d = match delta::compute(&c, &a) {
         Ok(d) => d,
         Err(e) => {
             let mut r = report(name, Verdict::Error, start);
@@ -571,6 +535,20 @@ fn one_function(
             return r;
         }
     };
+    // An empty Δ speaks only of executions that reach the diff points: equivalence also needs
+    // both versions to terminate on the same inputs.
+    let term = if d.equivalent {
+        match crate::termination::check(&c, &a, &copts.changed.clone().unwrap_or_default()) {
+            Ok(t) => t,
+            Err(e) => crate::termination::Termination {
+                proven: false,
+                reasons: vec![format!("termination not checked: {e}")],
+            },
+        }
+    } else {
+        Default::default()
+    };
+    let partial = d.equivalent && !term.proven;
     // "different" needs inputs on which the versions were seen to differ.
     let before_search = start.elapsed().as_millis();
     // `--timeout` bounds the whole function: the search gets what the analysis left of it.
@@ -579,32 +557,61 @@ fn one_function(
         wopts.time = wopts.time.min(t);
     }
     let searched = Instant::now();
-    let mut witness = if d.equivalent || opts.no_witness || wopts.time.is_zero() {
-        None
+    let found = if (d.equivalent && !partial) || opts.no_witness || wopts.time.is_zero() {
+        Default::default()
     } else {
         crate::witness::search(po, pn, name, &d, &wopts, Some(&c))
     };
+    let mut witness = found.witness;
     // Whether the search stopped for lack of time (rather than runs or strategies).
     let out_of_time = searched.elapsed() >= wopts.time.mul_f64(0.95);
     let mut native_note = None;
+    let long_double =
+        !po.program.long_double_lines.is_empty() || !pn.program.long_double_lines.is_empty();
     if let Some(w) = &mut witness {
         w.time_ms += before_search;
-        if opts.validate == Validate::Native {
+        if long_double && opts.validate != Validate::Native {
+            // The interpreter runs `long double` as `double`: its witness may not hold for the
+            // compiled code.
+            native_note = Some((
+                true,
+                format!(
+                    "the interpreter found a difference on {}, but the file uses `long double`, which it executes as `double`: run with --validate native to confirm it",
+                    w.inputs
+                        .iter()
+                        .map(|(n, v)| format!("{n} = {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+            witness = None;
+        } else if opts.validate == Validate::Native {
             native_note = validate_native(po, pn, name, w, opts);
-            if native_note.as_ref().is_some_and(|(refuted, _)| *refuted) {
+            // With `long double` only a confirmed witness counts.
+            if native_note
+                .as_ref()
+                .is_some_and(|(refuted, _)| *refuted || long_double)
+            {
                 witness = None;
             }
         }
     }
-    let verdict = match (&witness, d.equivalent) {
-        (_, true) => Verdict::Equivalent,
-        (Some(_), _) => Verdict::Different,
-        (None, _) => Verdict::PossiblyDifferent,
+    let verdict = match (&witness, d.equivalent, partial) {
+        (_, true, false) => Verdict::Equivalent,
+        (Some(_), _, _) => Verdict::Different,
+        (None, true, true) => Verdict::PartiallyEquivalent,
+        (None, _, _) => Verdict::PossiblyDifferent,
     };
     let mut r = report(name, verdict, start);
     r.witness = witness;
     r.max_substates = a.stats.max_substates;
     r.notes = a.notes.clone();
+    r.notes.extend(found.notes);
+    if partial {
+        for why in &term.reasons {
+            r.notes.push(format!("termination not proven: {why}"));
+        }
+    }
     r.notes.extend(native_note.map(|(_, n)| n));
     if verdict == Verdict::PossiblyDifferent
         && !opts.no_witness

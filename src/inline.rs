@@ -135,6 +135,7 @@ impl Inliner<'_> {
             ty,
             kind,
             addr_taken: addr,
+            volatile: false,
             line,
         });
         VarId::new(self.vars.len() - 1)
@@ -816,38 +817,4 @@ pub fn inline_gcl(
             }
         }
     }
-}
-
-/// Functions reachable from `name` through direct calls in either version (not `name` itself)
-/// that are in `own_changed` (functions whose own code differs between the versions).
-pub fn changed_callees(
-    po: &GclProgram,
-    pn: &GclProgram,
-    name: &str,
-    own_changed: &BTreeSet<String>,
-) -> Vec<String> {
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    for p in [po, pn] {
-        let mut work = vec![name.to_string()];
-        let mut visited: BTreeSet<String> = BTreeSet::new();
-        while let Some(f) = work.pop() {
-            if !visited.insert(f.clone()) {
-                continue;
-            }
-            let Some(gf) = p.function(&f) else { continue };
-            for i in &gf.instrs {
-                if let crate::gcl::InstrKind::Call {
-                    callee: Callee::Direct(n),
-                    ..
-                } = &i.kind
-                {
-                    if n != name && own_changed.contains(n) {
-                        seen.insert(n.clone());
-                    }
-                    work.push(n.clone());
-                }
-            }
-        }
-    }
-    seen.into_iter().collect()
 }

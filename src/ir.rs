@@ -361,6 +361,9 @@ pub struct VarInfo {
     pub kind: VarKind,
     /// Whether `&v` appears (or `v` is an array, which decays to its address).
     pub addr_taken: bool,
+    /// Declared `volatile` (also through a typedef, a volatile member, or a volatile pointer
+    /// level): every read may see a value from outside the program, every write is observable.
+    pub volatile: bool,
     pub line: Line,
 }
 
@@ -373,6 +376,8 @@ pub struct GlobalVar {
     pub is_static: bool,
     /// `extern` declarations without definition: no storage known in this file.
     pub is_extern: bool,
+    /// Declared `volatile` (see [`VarInfo::volatile`]).
+    pub is_volatile: bool,
     pub line: Line,
 }
 
@@ -422,6 +427,58 @@ pub fn layout_size(structs: &[StructDef], t: &CType) -> u64 {
     }
 }
 
+/// The scalar leaves of `t` in layout order: an access path (`.a`, `[2].x`), the byte offset
+/// and the scalar type of each struct field and array element, nested to any depth. `None`
+/// when `t` has a union, an incomplete struct or an array of unknown length inside, or more
+/// than `max` leaves: then it can only be handled as bytes.
+pub fn scalar_leaves(
+    structs: &[StructDef],
+    t: &CType,
+    max: usize,
+) -> Option<Vec<(String, u64, CType)>> {
+    fn go(
+        structs: &[StructDef],
+        t: &CType,
+        path: String,
+        off: u64,
+        max: usize,
+        out: &mut Vec<(String, u64, CType)>,
+    ) -> Option<()> {
+        match t {
+            t if t.is_scalar() => out.push((path, off, t.clone())),
+            CType::Array(e, Some(n)) => {
+                let el = layout_size(structs, e);
+                if *n as usize > max {
+                    return None;
+                }
+                for k in 0..*n {
+                    go(structs, e, format!("{path}[{k}]"), off + el * k, max, out)?;
+                }
+            }
+            CType::Struct(s) => {
+                let d = structs.get(s.index())?;
+                if d.is_union || !d.complete {
+                    return None;
+                }
+                for fl in &d.fields {
+                    // An anonymous member's fields are reached by their own names.
+                    let p = if fl.name.is_empty() {
+                        path.clone()
+                    } else {
+                        format!("{path}.{}", fl.name)
+                    };
+                    go(structs, &fl.ty, p, off + fl.offset, max, out)?;
+                }
+            }
+            _ => return None,
+        }
+        (out.len() <= max).then_some(())
+    }
+    let mut out = vec![];
+    go(structs, t, String::new(), 0, max, &mut out)?;
+    Some(out)
+}
+
 /// A translation unit after the frontend.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -437,6 +494,9 @@ pub struct Program {
     pub notes: Vec<String>,
     /// Functions defined in the file that the frontend could not lower, with the reason.
     pub rejected: Vec<(String, crate::diag::Error)>,
+    /// Lines of the file that use `long double`, which the interpreter executes as `double`
+    /// (so a witness there needs native confirmation).
+    pub long_double_lines: Vec<u32>,
 }
 
 impl Program {
@@ -480,6 +540,59 @@ impl Place {
             Place::Var(v) => Some(*v),
             Place::Deref(..) => None,
             Place::Index(b, ..) | Place::Field(b, ..) => b.root_var(),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------ visitors
+
+impl Expr {
+    /// Call `f` on this expression and every sub-expression, places' index and pointer
+    /// expressions included, outermost first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Load(p) | ExprKind::AddrOf(p) => p.walk_exprs(f),
+            ExprKind::Unary(_, x) | ExprKind::Cast(x) => x.walk(f),
+            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Var(_)
+            | ExprKind::Guard(_)
+            | ExprKind::Str(_)
+            | ExprKind::GlobalAddr(_)
+            | ExprKind::FuncAddr(_)
+            | ExprKind::Opaque(_) => {}
+        }
+    }
+
+    /// The variables this expression mentions (read, or whose address it takes).
+    pub fn vars(&self) -> Vec<VarId> {
+        let mut out = vec![];
+        self.walk(&mut |e| match &e.kind {
+            ExprKind::Var(v) => out.push(*v),
+            ExprKind::Load(p) | ExprKind::AddrOf(p) => out.extend(p.root_var()),
+            _ => {}
+        });
+        out
+    }
+}
+
+impl Place {
+    /// Call `f` on every expression inside the place (pointers, indices) and their
+    /// sub-expressions.
+    pub fn walk_exprs<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        match self {
+            Place::Var(_) => {}
+            Place::Deref(e, _) => e.walk(f),
+            Place::Index(b, i, _) => {
+                b.walk_exprs(f);
+                i.walk(f);
+            }
+            Place::Field(b, ..) => b.walk_exprs(f),
         }
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod changes;
 pub mod correlate;
 pub mod delta;
 pub mod diag;
@@ -22,6 +23,7 @@ pub mod interp;
 pub mod ir;
 pub mod report;
 pub mod resources;
+pub mod termination;
 pub mod witness;
 
 pub use diag::{Error, Result};

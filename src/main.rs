@@ -89,6 +89,10 @@ enum Cmd {
         /// Integer semantics: `math` (signed overflow not modelled) or `wrap`
         #[arg(long, default_value = "math", value_parser = ["math", "wrap"])]
         overflow: String,
+        /// Floating-point semantics: `ieee` (as compiled: NaN, infinities, rounding) or `real`
+        /// (values as real numbers: proves more, but not for NaN, infinities or rounding)
+        #[arg(long, default_value = "ieee", value_parser = ["ieee", "real"])]
+        floats: String,
         /// Seconds allowed per function, analysis and witness search together (0: no limit)
         #[arg(long, default_value_t = 60.0)]
         timeout: f64,
@@ -206,6 +210,7 @@ fn run(cli: Cli) -> ExitCode {
             widen_delay,
             max_substates,
             overflow,
+            floats,
             timeout,
             max_memory,
             map,
@@ -247,6 +252,9 @@ fn run(cli: Cli) -> ExitCode {
             } else {
                 Overflow::Math
             };
+            if floats == "real" {
+                opts.analysis.floats = dizy::analysis::Floats::Real;
+            }
             opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
             dizy::analysis::set_memory_limit_mb(max_memory);
             dizy::resources::start_watchdog(max_memory);

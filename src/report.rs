@@ -46,7 +46,16 @@ fn function_json(f: &FunctionReport) -> Json {
 
 fn behaviour_json(b: &Behaviour) -> Json {
     let mut o = serde_json::Map::new();
-    o.insert("return".into(), Json::String(b.ret.clone()));
+    match b.diverged {
+        // Ran out of steps: there is no return value to show.
+        Some(steps) => {
+            o.insert("return".into(), Json::Null);
+            o.insert("does_not_return_within_steps".into(), json!(steps));
+        }
+        None => {
+            o.insert("return".into(), Json::String(b.ret.clone()));
+        }
+    }
     for (n, v) in &b.globals {
         o.insert(n.clone(), Json::String(v.clone()));
     }
@@ -139,12 +148,18 @@ fn client_text(f: &FunctionReport) -> Option<String> {
         (Verdict::PossiblyDifferent, _) => format!(
             "the change may be observable through {name} (possibly-different: no witness found)"
         ),
+        (Verdict::PartiallyEquivalent, _) => format!(
+            "the change is not observable through {name} where both versions terminate (partially-equivalent: termination not proven)"
+        ),
         (v, _) => format!("{name} was not decided ({})", v.as_str()),
     };
     Some(format!("client {name}: callee{s} {callees} changed; {how}"))
 }
 
 fn behaviour_text(b: &Behaviour) -> String {
+    if let Some(steps) = b.diverged {
+        return format!("does not return within {steps} interpreter steps");
+    }
     let mut parts = vec![format!("returns {}", b.ret)];
     for (n, v) in &b.globals {
         parts.push(format!("{n} = {v}"));
@@ -300,7 +315,7 @@ pub fn table(r: &Report) -> String {
     if !shown.is_empty() {
         let w = shown.iter().map(|f| f.name.len()).max().unwrap_or(0).max(8);
         out.push_str(&format!(
-            "  {:<w$}  {:<18}  {:>6}  {:>6}  {:>8}\n",
+            "  {:<w$}  {:<20}  {:>6}  {:>6}  {:>8}\n",
             "function", "verdict", "old", "new", "time"
         ));
         let line = |l: Option<u32>| l.map_or("-".to_string(), |l| l.to_string());
@@ -322,7 +337,7 @@ pub fn table(r: &Report) -> String {
                 n => format!("  differs in: {}, … ({} more)", vars[..3].join(", "), n - 3),
             };
             out.push_str(&format!(
-                "  {:<w$}  {:<18}  {:>6}  {:>6}  {:>5} ms{what}\n",
+                "  {:<w$}  {:<20}  {:>6}  {:>6}  {:>5} ms{what}\n",
                 f.name,
                 f.verdict.as_str(),
                 line(f.old_line),
@@ -352,6 +367,7 @@ pub fn summary(r: &Report) -> String {
     let mut parts = vec![];
     for v in [
         Verdict::Equivalent,
+        Verdict::PartiallyEquivalent,
         Verdict::Different,
         Verdict::PossiblyDifferent,
         Verdict::Unchanged,

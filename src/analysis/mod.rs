@@ -16,6 +16,7 @@
 //! give equal results (congruence).
 
 mod dead;
+pub mod locs;
 mod state;
 mod translate;
 
@@ -54,6 +55,19 @@ pub enum CanonPoint {
     Join,
 }
 
+/// How floating-point values are analysed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Floats {
+    /// IEEE 754 as the compiled program computes it (x86-64 SSE, round to nearest): NaN, ±inf
+    /// and rounding exist, so the analysis knows of a floating value only that it is identical
+    /// to another (a copy, an equal input, the same operation on identical operands).
+    #[default]
+    Ieee,
+    /// Floating values as real numbers (`--floats real`): more is proved, but a proof does not
+    /// hold for NaN, infinities or rounding.
+    Real,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Overflow {
     /// Signed overflow is undefined behaviour and not modelled; unsigned arithmetic wraps.
@@ -69,6 +83,7 @@ pub struct Options {
     pub canon_point: CanonPoint,
     pub widen_delay: usize,
     pub overflow: Overflow,
+    pub floats: Floats,
     /// Sub-states per point above which the state is canonized anyway (Join-Equiv, then
     /// Join-All): precision degrades, soundness does not.
     pub max_substates: usize,
@@ -86,6 +101,7 @@ impl Default for Options {
             canon_point: CanonPoint::Diff,
             widen_delay: 2,
             overflow: Overflow::Math,
+            floats: Floats::Ieee,
             max_substates: 64,
             timeout: None,
             op_budget: std::env::var("DIZY_OP_BUDGET")
@@ -96,25 +112,7 @@ impl Default for Options {
     }
 }
 
-/// Dimensions of the tracked (scalar) variables.
-#[derive(Clone, Debug)]
-pub struct Dims {
-    of_var: Vec<Option<Dim>>,
-    pub var_of: Vec<VarId>,
-    pub names: Vec<String>,
-}
-
-impl Dims {
-    pub fn of(&self, v: VarId) -> Option<Dim> {
-        self.of_var.get(v.index()).copied().flatten()
-    }
-    pub fn len(&self) -> usize {
-        self.var_of.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.var_of.is_empty()
-    }
-}
+pub use locs::{Dims, Loc, Resolved};
 
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -127,6 +125,7 @@ pub struct Stats {
 /// The fixpoint: the state before every product position (`states[len]` is the exit).
 pub struct Analysis {
     pub dims: Dims,
+    pub semantics: Semantics,
     pub states: Vec<Option<State>>,
     /// Corresponding pairs as dimension pairs (both tracked).
     pub dim_pairs: Vec<(Dim, Dim)>,
@@ -184,6 +183,7 @@ pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
     state::set_deadline(None);
     r?;
     Ok(Analysis {
+        semantics: a.semantics(),
         dims: a.dims,
         states: a.states,
         dim_pairs: a.dim_pairs,
@@ -239,26 +239,8 @@ impl<'a> Analyzer<'a> {
     fn new(c: &'a Correlated, opts: &'a Options) -> Result<Self> {
         let f = c.product();
         let n = f.instrs.len();
-        let mut of_var = vec![None; f.func.vars.len()];
-        let mut var_of = vec![];
-        let mut names = vec![];
-        for (i, v) in f.func.vars.iter().enumerate() {
-            if v.ty.is_scalar() {
-                of_var[i] = Some(var_of.len());
-                var_of.push(VarId::new(i));
-                names.push(v.name.clone());
-            }
-        }
-        let dims = Dims {
-            of_var,
-            var_of,
-            names,
-        };
-        let dim_pairs: Vec<(Dim, Dim)> = c
-            .pairs
-            .iter()
-            .filter_map(|p| Some((dims.of(p.old)?, dims.of(p.new)?)))
-            .collect();
+        let dims = Dims::new(&f.func, &c.program.program.structs);
+        let dim_pairs = dim_pairs(c, &dims);
         // Control flow: fallthrough and jumps.
         let mut preds = vec![vec![]; n + 1];
         let mut loop_heads = HashSet::new();
@@ -303,7 +285,8 @@ impl<'a> Analyzer<'a> {
         let mut clobber_new = vec![];
         let mut globals_old = vec![];
         let mut globals_new = vec![];
-        for (d, &v) in dims.var_of.iter().enumerate() {
+        for d in 0..dims.len() {
+            let v = dims.var_of(d);
             let info = f.func.var(v);
             let global = matches!(info.kind, VarKind::Global(_));
             let side = c.var_side(v);
@@ -335,7 +318,7 @@ impl<'a> Analyzer<'a> {
         let (dv, mut dying_guards) = dead::dying(f, &pinned);
         let mut dying_dims: Vec<Vec<Dim>> = dv
             .iter()
-            .map(|vs| vs.iter().filter_map(|v| dims.of(*v)).collect())
+            .map(|vs| vs.iter().flat_map(|v| dims.all_of(*v)).collect())
             .collect();
         // A pair is transferred in one step, so nothing flows into its second instruction:
         // what dies there (last read by the first half) dies after the pair.
@@ -352,7 +335,7 @@ impl<'a> Analyzer<'a> {
                 h,
                 d.vars
                     .iter()
-                    .filter_map(|v| dims.of(*v))
+                    .flat_map(|v| dims.all_of(*v))
                     .collect::<Vec<Dim>>(),
             );
             dead_guards.insert(h, d.guards);
@@ -389,39 +372,55 @@ impl<'a> Analyzer<'a> {
 
     fn initial(&self) -> Result<State> {
         let mut data = self.opts.domain.top(self.dims.len()).map_err(derr)?;
-        for (d, &v) in self.dims.var_of.iter().enumerate() {
-            if self.f.func.var(v).ty.is_float() {
+        for d in 0..self.dims.len() {
+            if self.dims.ty_of(&self.f.func, d).is_float() {
                 data.set_integer(d, false).map_err(derr)?;
             }
         }
         // Inputs start equal; the copies remember them; inputs lie in their types' ranges.
-        for inp in &self.c.inputs {
-            let copy = self.dims.of(inp.copy);
-            let sides: Vec<Dim> = [inp.old, inp.new]
+        // Aggregates do so cell by cell.
+        let parts = |v: Option<VarId>| -> Vec<(String, Dim, CType)> {
+            let Some(v) = v else { return vec![] };
+            if let Some(d) = self.dims.of(v) {
+                return vec![(String::new(), d, self.f.func.var(v).ty.clone())];
+            }
+            self.dims
+                .cells(v)
                 .into_iter()
                 .flatten()
-                .filter_map(|v| self.dims.of(v))
-                .collect();
-            let ty = &self.f.func.var(inp.copy).ty;
-            for &d in sides.iter().chain(copy.iter()) {
+                .map(|c| (c.path.clone(), c.dim, c.ty.clone()))
+                .collect()
+        };
+        for inp in &self.c.inputs {
+            let (po, pn, pc) = (parts(inp.old), parts(inp.new), parts(Some(inp.copy)));
+            for part in po.iter().chain(&pn).chain(&pc) {
+                let (_, d, ty) = part;
                 if !wraps(ty, self.opts.overflow) {
                     continue;
                 }
                 if let Some((lo, hi)) = type_range(ty) {
-                    meet(&mut data, &[(1, d)], ConstraintKind::Ge, lo)?;
-                    meet(&mut data, &[(1, d)], ConstraintKind::Le, hi)?;
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Ge, lo)?;
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Le, hi)?;
                 }
             }
-            if let Some(c) = copy {
-                // The copy remembers the old side (or the only side); the new side starts equal
-                // only when the input is known to be shared.
-                let linked: Vec<Dim> = if inp.equal {
-                    sides.clone()
-                } else {
-                    sides.iter().take(1).copied().collect()
-                };
-                for &d in &linked {
-                    meet(&mut data, &[(1, d), (-1, c)], ConstraintKind::Eq, 0)?;
+            // The copy remembers the old side (or the only side); the new side starts equal
+            // only when the input is known to be shared.
+            let first = if po.is_empty() { &pn } else { &po };
+            let find = |xs: &[(String, Dim, CType)], path: &str, ty: &CType| {
+                xs.iter()
+                    .find(|(p, _, t)| p == path && t == ty)
+                    .map(|x| x.1)
+            };
+            for (path, d, ty) in first {
+                if let Some(c) = find(&pc, path, ty) {
+                    meet(&mut data, &[(1, *d), (-1, c)], ConstraintKind::Eq, 0)?;
+                }
+            }
+            if inp.equal && !po.is_empty() {
+                for (path, d, ty) in &po {
+                    if let Some(n) = find(&pn, path, ty) {
+                        meet(&mut data, &[(1, *d), (-1, n)], ConstraintKind::Eq, 0)?;
+                    }
                 }
             }
         }
@@ -740,7 +739,14 @@ impl<'a> Analyzer<'a> {
     /// Whether an old and a new expression provably have the same value in `s`: linear and
     /// entailed equal, or the same pure expression over pairwise-equal variables.
     pub fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
-        equal_exprs(self.c, &self.dims, self.opts.overflow, x, y, s)
+        equal_exprs(self.c, &self.dims, self.semantics(), x, y, s)
+    }
+
+    fn semantics(&self) -> Semantics {
+        Semantics {
+            overflow: self.opts.overflow,
+            floats: self.opts.floats,
+        }
     }
 
     /// Apply a non-jump instruction to a sub-state whose guard holds.
@@ -749,12 +755,7 @@ impl<'a> Analyzer<'a> {
         let side = self.side_of_pos(p);
         match &ins.kind {
             InstrKind::SetGuard(g, cond) => {
-                let tr = Tr {
-                    dims: &self.dims,
-                    ctx: &s.ctx,
-                    data: &s.data,
-                    overflow: self.opts.overflow,
-                };
+                let tr = self.tr(&s);
                 let t = tr.cond(cond, true);
                 let f = tr.cond(cond, false);
                 let mut out = vec![];
@@ -776,20 +777,48 @@ impl<'a> Analyzer<'a> {
                 }
                 Ok(out)
             }
-            InstrKind::Assign(Place::Var(v), e) => self.assign(s, *v, e),
-            InstrKind::Assign(place, _) => {
-                if matches!(place, Place::Deref(..)) {
-                    self.clobber(&mut s, side, true)?;
+            InstrKind::Assign(place, e) => match self.resolve(&s, place) {
+                Resolved::Scalar(d) => {
+                    let ty = self.f.func.place_ty(place);
+                    self.assign(s, d, &ty, e)
+                }
+                Resolved::Cells(dst) => {
+                    self.copy_aggregate(&mut s, &dst, e)?;
+                    Ok(vec![s])
+                }
+                Resolved::Some(ds) => {
+                    for d in ds {
+                        s.data.s_forget(d)?;
+                    }
+                    Ok(vec![s])
+                }
+                Resolved::Untracked => {
+                    if place.root_var().is_none() {
+                        self.clobber(&mut s, side, true)?;
+                    }
+                    Ok(vec![s])
+                }
+            },
+            InstrKind::Havoc(place) => {
+                self.forget_place(&mut s, place, side)?;
+                Ok(vec![s])
+            }
+            InstrKind::ZeroFill(place) => {
+                let res = self.resolve(&s, place);
+                let dims: Vec<Dim> = match res {
+                    Resolved::Scalar(d) => vec![d],
+                    Resolved::Cells(cs) => cs.into_iter().map(|x| x.1).collect(),
+                    _ => return self.forget_place(&mut s, place, side).map(|_| vec![s]),
+                };
+                for d in dims {
+                    if self.ieee() && self.dims.ty_of(&self.f.func, d).is_float() {
+                        s.data.s_forget(d)?;
+                    } else {
+                        s.data.s_assign_linear(d, &LinExpr::constant(0))?;
+                    }
                 }
                 Ok(vec![s])
             }
-            InstrKind::Havoc(Place::Var(v)) => {
-                if let Some(d) = self.dims.of(*v) {
-                    s.data.s_forget(d)?;
-                }
-                Ok(vec![s])
-            }
-            InstrKind::Havoc(_) | InstrKind::ZeroFill(_) => Ok(vec![s]),
             InstrKind::Call { dest, callee, args } => {
                 let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(n.trim_end_matches('\'')));
                 let pointers = args.iter().any(|a| a.ty.is_pointer());
@@ -797,21 +826,14 @@ impl<'a> Analyzer<'a> {
                     self.clobber(&mut s, side, pointers)?;
                 }
                 if let Some(d) = dest {
-                    match d {
-                        Place::Var(v) => {
-                            if let Some(dim) = self.dims.of(*v) {
-                                s.data.s_forget(dim)?;
-                                let ty = self.f.func.var(*v).ty.clone();
-                                let range =
-                                    type_range(&ty).filter(|_| wraps(&ty, self.opts.overflow));
-                                if let Some((lo, hi)) = range {
-                                    meet(&mut s.data, &[(1, dim)], ConstraintKind::Ge, lo)?;
-                                    meet(&mut s.data, &[(1, dim)], ConstraintKind::Le, hi)?;
-                                }
-                            }
+                    self.forget_place(&mut s, d, side)?;
+                    if let Resolved::Scalar(dim) = self.resolve(&s, d) {
+                        let ty = self.f.func.place_ty(d);
+                        let range = type_range(&ty).filter(|_| wraps(&ty, self.opts.overflow));
+                        if let Some((lo, hi)) = range {
+                            meet(&mut s.data, &[(1, dim)], ConstraintKind::Ge, lo)?;
+                            meet(&mut s.data, &[(1, dim)], ConstraintKind::Le, hi)?;
                         }
-                        Place::Deref(..) => self.clobber(&mut s, side, true)?,
-                        _ => {}
                     }
                 }
                 Ok(vec![s])
@@ -834,19 +856,91 @@ impl<'a> Analyzer<'a> {
         Ok(())
     }
 
-    fn assign(&mut self, mut s: Sub, v: VarId, e: &Expr) -> Result<Vec<Sub>> {
-        let Some(d) = self.dims.of(v) else {
-            return Ok(vec![s]);
+    fn ieee(&self) -> bool {
+        self.opts.floats == Floats::Ieee
+    }
+
+    /// A translator for expressions in sub-state `s`.
+    fn tr<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
+        Tr {
+            dims: &self.dims,
+            func: &self.f.func,
+            ctx: &s.ctx,
+            data: &s.data,
+            overflow: self.opts.overflow,
+            floats: self.opts.floats,
+        }
+    }
+
+    /// What `place` denotes in `s` (an index known to have one value there counts as a
+    /// constant).
+    fn resolve(&self, s: &Sub, place: &Place) -> Resolved {
+        let tr = self.tr(s);
+        self.dims
+            .resolve(&self.f.func, place, &|e| tr.single_value(e))
+    }
+
+    /// Forget every tracked value `place` may denote; a place reached through a pointer may
+    /// be any address-taken object or global of that version.
+    fn forget_place(&self, s: &mut Sub, place: &Place, side: Side) -> Result<()> {
+        match self.resolve(s, place) {
+            Resolved::Scalar(d) => s.data.s_forget(d)?,
+            Resolved::Cells(cs) => {
+                for (_, d) in cs {
+                    s.data.s_forget(d)?;
+                }
+            }
+            Resolved::Some(ds) => {
+                for d in ds {
+                    s.data.s_forget(d)?;
+                }
+            }
+            Resolved::Untracked => {
+                if place.root_var().is_none() {
+                    self.clobber(s, side, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `dst := e` for an aggregate destination: cell by cell from a tracked aggregate of the
+    /// same layout, otherwise every cell of the destination becomes unknown.
+    fn copy_aggregate(&self, s: &mut Sub, dst: &[(u64, Dim)], e: &Expr) -> Result<()> {
+        let src = match &e.kind {
+            ExprKind::Var(w) => self.resolve(s, &Place::Var(*w)),
+            ExprKind::Load(p) => self.resolve(s, p),
+            _ => Resolved::Untracked,
         };
-        let ty = self.f.func.var(v).ty.clone();
+        let same_layout = |src: &[(u64, Dim)]| {
+            src.len() == dst.len()
+                && src.iter().zip(dst).all(|((a, x), (b, y))| {
+                    a == b && self.dims.ty_of(&self.f.func, *x) == self.dims.ty_of(&self.f.func, *y)
+                })
+        };
+        match src {
+            Resolved::Cells(src) if same_layout(&src) => {
+                for ((_, from), (_, to)) in src.iter().zip(dst) {
+                    if from != to {
+                        s.data.s_assign_linear(*to, &LinExpr::var(*from))?;
+                    }
+                }
+            }
+            _ => {
+                for (_, d) in dst {
+                    s.data.s_forget(*d)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `d := e`, where `d` holds a value of type `ty`.
+    fn assign(&mut self, mut s: Sub, d: Dim, ty: &CType, e: &Expr) -> Result<Vec<Sub>> {
+        let ty = ty.clone();
         // A truth value: split so each piece knows which (keeps `r = a < b` precise).
         if is_truth_valued(e) {
-            let tr = Tr {
-                dims: &self.dims,
-                ctx: &s.ctx,
-                data: &s.data,
-                overflow: self.opts.overflow,
-            };
+            let tr = self.tr(&s);
             if let (Some(t), Some(f)) = (tr.cond(e, true), tr.cond(e, false)) {
                 let mut out = vec![];
                 for (val, conjs) in [(1, t), (0, f)] {
@@ -863,13 +957,7 @@ impl<'a> Analyzer<'a> {
                 return Ok(out);
             }
         }
-        let x = Tr {
-            dims: &self.dims,
-            ctx: &s.ctx,
-            data: &s.data,
-            overflow: self.opts.overflow,
-        }
-        .expr(e);
+        let x = self.tr(&s).expr(e);
         s.data.s_assign_expr(d, &x)?;
         // Wrapping types: a result outside the range is not the C value.
         if wraps(&ty, self.opts.overflow) {
@@ -950,20 +1038,43 @@ fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
     )
 }
 
+/// The semantics the analysis was run under (what the expressions of a report mean).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Semantics {
+    pub overflow: Overflow,
+    pub floats: Floats,
+}
+
+/// Corresponding locations as dimension pairs: paired scalar variables, and the cells of paired
+/// aggregates that have the same path and type in both.
+pub fn dim_pairs(c: &Correlated, dims: &Dims) -> Vec<(Dim, Dim)> {
+    let mut out = vec![];
+    for p in &c.pairs {
+        if let (Some(a), Some(b)) = (dims.of(p.old), dims.of(p.new)) {
+            out.push((a, b));
+        } else if let (Some(a), Some(b)) = (dims.cells(p.old), dims.cells(p.new)) {
+            out.extend(locs::pair_cells(a, b).0.into_iter().map(|(x, y, _)| (x, y)));
+        }
+    }
+    out
+}
+
 /// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
 pub fn equal_exprs(
     c: &Correlated,
     dims: &Dims,
-    overflow: Overflow,
+    sem: Semantics,
     x: &Expr,
     y: &Expr,
     s: &Sub,
 ) -> Result<bool> {
     let tr = Tr {
         dims,
+        func: &c.product().func,
         ctx: &s.ctx,
         data: &s.data,
-        overflow,
+        overflow: sem.overflow,
+        floats: sem.floats,
     };
     if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
         if let Some(diff) = a.checked_sub(&b) {
@@ -974,11 +1085,12 @@ pub fn equal_exprs(
             }
         }
     }
-    same_pure(c, dims, x, y, s)
+    same_pure(c, &tr, x, y, s)
 }
 
 /// The same expression tree over variables proven pairwise equal (no memory reads).
-fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    let dims = tr.dims;
     if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) {
         return Ok(false);
     }
@@ -1010,19 +1122,25 @@ fn same_pure(c: &Correlated, dims: &Dims, x: &Expr, y: &Expr, s: &Sub) -> Result
                 _ => false,
             }
         }
-        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => {
-            o1 == o2 && same_pure(c, dims, a, b, s)?
-        }
-        (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, dims, a, b, s)?,
+        (ExprKind::Load(a), ExprKind::Load(b)) => match (tr.dim_of_place(a), tr.dim_of_place(b)) {
+            (Some(da), Some(db)) => {
+                let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
+                s.data
+                    .s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?
+            }
+            _ => false,
+        },
+        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
+        (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
         (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {
-            (o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?)
+            (o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?)
                 // Commuted or mirrored operands: `a & b` against `b & a`, `x < y` against `y > x`.
                 || (o1.swapped() == Some(*o2)
-                    && same_pure(c, dims, a1, b2, s)?
-                    && same_pure(c, dims, b1, a2, s)?)
+                    && same_pure(c, tr, a1, b2, s)?
+                    && same_pure(c, tr, b1, a2, s)?)
         }
         (ExprKind::Logic(o1, a1, b1), ExprKind::Logic(o2, a2, b2)) => {
-            o1 == o2 && same_pure(c, dims, a1, a2, s)? && same_pure(c, dims, b1, b2, s)?
+            o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?
         }
         _ => false,
     })

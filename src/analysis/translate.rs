@@ -14,8 +14,8 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Expr as DExpr, LinConstraint, LinExpr, NumDomain};
 
-use super::{Ctx, Dims, Overflow};
-use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, UnOp};
+use super::{Ctx, Dims, Floats, Overflow, Resolved};
+use crate::ir::{BinOp, CType, Expr, ExprKind, Function, LogicOp, UnOp};
 
 /// A condition in disjunctive normal form: a list of conjunctions. `[]` is false, `[[]]` true.
 pub type Dnf = Vec<Vec<LinConstraint>>;
@@ -25,9 +25,12 @@ const MAX_DNF: usize = 16;
 
 pub struct Tr<'a> {
     pub dims: &'a Dims,
+    /// The function whose variables and places the expressions mention.
+    pub func: &'a Function,
     pub ctx: &'a Ctx,
     pub data: &'a AnyDomain,
     pub overflow: Overflow,
+    pub floats: Floats,
 }
 
 /// The value range of an integer (or pointer) type.
@@ -100,8 +103,44 @@ impl Tr<'_> {
         x
     }
 
-    /// Mathematical value of `e` (ring operations unreduced; see module doc).
+    /// The one value `e` has in this state, if it has exactly one (used to resolve indices).
+    pub fn single_value(&self, e: &Expr) -> Option<i128> {
+        if let ExprKind::Int(v) = e.kind {
+            return Some(v);
+        }
+        let l = self.linear(e)?;
+        let b = self.data.bounds(&l).ok()?;
+        match (b.lower.finite(), b.upper.finite()) {
+            (Some(lo), Some(hi)) if lo == hi && lo.is_integer() => Some(lo.num()),
+            _ => None,
+        }
+    }
+
+    /// The dimension holding the value `place` denotes, when it is one tracked scalar.
+    pub fn dim_of_place(&self, place: &crate::ir::Place) -> Option<dizy_domains::Dim> {
+        self.place_dim(place)
+    }
+
+    fn place_dim(&self, place: &crate::ir::Place) -> Option<dizy_domains::Dim> {
+        match self
+            .dims
+            .resolve(self.func, place, &|i| self.single_value(i))
+        {
+            Resolved::Scalar(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Mathematical value of `e` (ring operations unreduced; see module doc). Under IEEE
+    /// floating point a floating value is only ever known as a copy of a tracked one.
     pub fn expr(&self, e: &Expr) -> DExpr {
+        if self.floats == Floats::Ieee && e.ty.is_float() {
+            return match &e.kind {
+                ExprKind::Var(v) => self.dims.of(*v).map_or(DExpr::Unknown, DExpr::Var),
+                ExprKind::Load(p) => self.place_dim(p).map_or(DExpr::Unknown, DExpr::Var),
+                _ => DExpr::Unknown,
+            };
+        }
         match &e.kind {
             ExprKind::Int(v) => DExpr::Const(*v),
             ExprKind::Float(f) => {
@@ -136,9 +175,12 @@ impl Tr<'_> {
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty),
             ExprKind::Cast(x) => self.cast(x, &e.ty),
+            ExprKind::Load(p) => match self.place_dim(p) {
+                Some(d) => DExpr::Var(d),
+                None => self.range_expr(&e.ty),
+            },
             // Memory, addresses and unmodelled values: any value of the type.
-            ExprKind::Load(_)
-            | ExprKind::AddrOf(_)
+            ExprKind::AddrOf(_)
             | ExprKind::Str(_)
             | ExprKind::GlobalAddr(_)
             | ExprKind::FuncAddr(_)
@@ -251,8 +293,12 @@ impl Tr<'_> {
         }
     }
 
-    /// A linear form of the exact value, if there is one.
+    /// A linear form of the exact value, if there is one. Under IEEE floating point a
+    /// floating value has none: its dimension only records which values are identical.
     pub fn linear(&self, e: &Expr) -> Option<LinExpr> {
+        if self.floats == Floats::Ieee && e.ty.is_float() {
+            return None;
+        }
         self.exact(e).as_linear()
     }
 
@@ -294,6 +340,11 @@ impl Tr<'_> {
                     BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
                 ) =>
             {
+                if self.floats == Floats::Ieee && (a.ty.is_float() || b.ty.is_float()) {
+                    // NaN compares false with everything, infinities and rounding break
+                    // real-number facts: nothing is known of the outcome.
+                    return None;
+                }
                 if a.ty.is_pointer() && !(is_null(a) || is_null(b)) {
                     // addresses of distinct objects: only same-variable comparisons are modelled
                     if !matches!((&a.kind, &b.kind), (ExprKind::Var(_), ExprKind::Var(_))) {

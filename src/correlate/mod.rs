@@ -79,6 +79,10 @@ pub struct Options {
     /// Renamed variables: `(old name, new name)`.
     pub map: Vec<(String, String)>,
     pub output_functions: Vec<String>,
+    /// Functions of the file whose behaviour differs between the versions (from
+    /// [`crate::changes`]); `None` when unknown, and then every function of the file counts as
+    /// changed where it matters (effects of calls).
+    pub changed: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Default for Options {
@@ -86,6 +90,7 @@ impl Default for Options {
         Options {
             map: vec![],
             output_functions: OUTPUT_FUNCTIONS.iter().map(|s| s.to_string()).collect(),
+            changed: None,
         }
     }
 }
@@ -134,6 +139,27 @@ pub struct DiffPoint {
     /// (one missing when only one version has the effect here).
     pub old_pos: Option<usize>,
     pub new_pos: Option<usize>,
+    /// For a call: a function of the file it may reach whose behaviour differs between the
+    /// versions (then equal arguments do not make the effect equal).
+    pub changed_callee: Option<String>,
+}
+
+/// A matched pair of loops run in lockstep: each version's body runs while its own activity
+/// guard holds, and the shared jump back at `back` repeats while either does.
+#[derive(Clone, Debug)]
+pub struct Lockstep {
+    /// Position of `loop := act || act'`, where both activity guards are final for the
+    /// iteration.
+    pub test: usize,
+    /// Position of the shared backward jump.
+    pub back: usize,
+    pub act_old: GuardId,
+    pub act_new: GuardId,
+    pub old_line: u32,
+    pub new_line: u32,
+    /// Each version's own backward jump (index in its GCL function).
+    pub old_back: usize,
+    pub new_back: usize,
 }
 
 /// Corresponding variables of the two versions.
@@ -166,6 +192,8 @@ pub struct Correlated {
     /// Product positions right after a matched pair.
     pub converge: Vec<usize>,
     pub diff_points: Vec<DiffPoint>,
+    /// Matched loops run in lockstep, by their shared back jump.
+    pub lockstep: Vec<Lockstep>,
     pub pairs: Vec<VarPair>,
     pub inputs: Vec<Input>,
     pub old_retval: Option<VarId>,
@@ -247,6 +275,10 @@ pub fn correlate(
     let mut builder = Builder::new(fo, fnew, &remap, opts);
     builder.old_defined = old.functions.iter().map(|f| f.name.clone()).collect();
     builder.new_defined = new.functions.iter().map(|f| f.name.clone()).collect();
+    builder.old_effect_free = effect_free(old);
+    builder.new_effect_free = effect_free(new);
+    builder.old_addr_taken = crate::changes::CallGraph::new(old).address_taken().clone();
+    builder.new_addr_taken = crate::changes::CallGraph::new(new).address_taken().clone();
     builder.old_globals = old.program.globals.clone();
     builder.new_globals = new.program.globals.clone();
     let product = builder.build()?;
@@ -260,6 +292,7 @@ pub fn correlate(
         origins: meta.origins,
         converge: meta.converge,
         diff_points: meta.diff_points,
+        lockstep: meta.lockstep,
         pairs: meta.pairs,
         inputs: meta.inputs,
         old_retval: fo.retval,
@@ -358,31 +391,16 @@ fn infer_renames(
     candidates
 }
 
-/// Names of the scalar globals `function` can see: those it or a function of the file it calls
-/// (transitively) refers to.
+/// Names of the globals `function` can see: those it or a function of the file it calls
+/// (transitively, through pointers too) refers to.
 fn visible_globals(p: &GclProgram, function: &str) -> HashSet<String> {
+    let mut reach = crate::changes::CallGraph::new(p).reachable(function);
+    reach.insert(function.to_string());
     let mut out = HashSet::new();
-    let mut todo = vec![function];
-    let mut done: HashSet<&str> = HashSet::new();
-    while let Some(name) = todo.pop() {
-        let Some(f) = p.function(name).filter(|_| done.insert(name)) else {
-            continue;
-        };
+    for f in reach.iter().filter_map(|n| p.function(n)) {
         for v in &f.func.vars {
             if let VarKind::Global(g) = v.kind {
-                let gv = &p.program.globals[g.index()];
-                if gv.ty.is_scalar() {
-                    out.insert(gv.name.clone());
-                }
-            }
-        }
-        for ins in &f.instrs {
-            if let InstrKind::Call {
-                callee: Callee::Direct(n),
-                ..
-            } = &ins.kind
-            {
-                todo.push(n);
+                out.insert(p.program.globals[g.index()].name.clone());
             }
         }
     }
@@ -416,6 +434,7 @@ fn with_globals(f: &GclFunction, p: &GclProgram, names: &HashSet<String>) -> Gcl
             ty: g.ty.clone(),
             kind: VarKind::Global(crate::ir::GlobalId::new(i)),
             addr_taken: false,
+            volatile: g.is_volatile,
             line: g.line,
         });
     }
@@ -490,6 +509,7 @@ struct Meta {
     origins: Vec<Origin>,
     converge: Vec<usize>,
     diff_points: Vec<DiffPoint>,
+    lockstep: Vec<Lockstep>,
     pairs: Vec<VarPair>,
     inputs: Vec<Input>,
 }
@@ -515,6 +535,12 @@ struct Builder<'a> {
     loop_weight: HashMap<(usize, usize), usize>,
     old_defined: HashSet<String>,
     new_defined: HashSet<String>,
+    /// Functions of each version without observable effects (see [`effect_free`]).
+    old_effect_free: HashSet<String>,
+    new_effect_free: HashSet<String>,
+    /// Functions whose address each version takes (targets of its indirect calls).
+    old_addr_taken: std::collections::BTreeSet<String>,
+    new_addr_taken: std::collections::BTreeSet<String>,
     /// Globals of the two programs as declared (the merged program shifts the new ones past
     /// the old ones).
     old_globals: Vec<crate::ir::GlobalVar>,
@@ -555,6 +581,10 @@ impl<'a> Builder<'a> {
             loop_weight: HashMap::new(),
             old_defined: HashSet::new(),
             new_defined: HashSet::new(),
+            old_effect_free: HashSet::new(),
+            new_effect_free: HashSet::new(),
+            old_addr_taken: Default::default(),
+            new_addr_taken: Default::default(),
             old_globals: vec![],
             new_globals: vec![],
         }
@@ -672,6 +702,7 @@ impl<'a> Builder<'a> {
             pairs: exit_pairs,
             old_pos: None,
             new_pos: None,
+            changed_callee: None,
         });
         let mut func = old.func.clone();
         func.name = format!("{}^{}'", old.name, new.name);
@@ -729,6 +760,7 @@ impl<'a> Builder<'a> {
             ty,
             kind: VarKind::Local,
             addr_taken: false,
+            volatile: false,
             line,
         });
         let copy = VarId::new(self.vars.len() - 1);
@@ -785,16 +817,23 @@ impl<'a> Builder<'a> {
         self.meta.pairs.iter().position(|p| p.old == old)
     }
 
-    /// Compared at the exit: the return value and every global both versions see.
+    /// Compared at the exit: the return value and every global either version may write.
+    /// A global neither writes keeps its initial value, which is the program's state, not the
+    /// function's behaviour (even when the versions initialize it differently).
     fn exit_pairs(&self) -> Vec<usize> {
         let mut out = vec![];
         if let Some(r) = self.old.retval {
             out.extend(self.pair_index(r));
         }
+        let (wo, any_o) = written_globals(self.old);
+        let (wn, any_n) = written_globals(self.new);
         for (k, p) in self.meta.pairs.iter().enumerate() {
-            if matches!(self.vars[p.old.index()].kind, VarKind::Global(_))
-                && self.vars[p.old.index()].ty.is_scalar()
-            {
+            let info = &self.vars[p.old.index()];
+            if !matches!(info.kind, VarKind::Global(_)) {
+                continue;
+            }
+            let new_name = self.vars[p.new.index()].name.trim_end_matches('\'');
+            if any_o || any_n || wo.contains(info.name.as_str()) || wn.contains(new_name) {
                 out.push(k);
             }
         }
@@ -893,6 +932,7 @@ impl<'a> Builder<'a> {
                     pairs: vec![],
                     old_pos,
                     new_pos,
+                    changed_callee: None,
                 });
             }
             self.emit_instr(side, i, extra, false);
@@ -944,6 +984,9 @@ impl<'a> Builder<'a> {
                 DiffKind::Output(n) | DiffKind::Effect(n) => n.clone(),
                 _ => String::new(),
             };
+            let changed_callee = self
+                .changed_target(Side::Old, i)
+                .or_else(|| self.changed_target(Side::New, j));
             self.meta.diff_points.push(DiffPoint {
                 pos,
                 kind,
@@ -953,6 +996,7 @@ impl<'a> Builder<'a> {
                 pairs,
                 old_pos: eo.map(|_| pos),
                 new_pos: en.map(|_| pos + 1),
+                changed_callee,
             });
         }
         let is_return = matches!(&oi.kind, InstrKind::SetGuard(g, e) if *g == self.old.ret_flag && matches!(e.kind, ExprKind::Int(1)))
@@ -982,34 +1026,35 @@ impl<'a> Builder<'a> {
                 pairs,
                 old_pos: None,
                 new_pos: None,
+                changed_callee: None,
             });
         }
     }
 
-    /// Whether instruction `i` of one version has an effect visible after the call returns.
+    /// Whether instruction `i` of one version has an effect the caller or the outside can
+    /// observe: output, a call that may have one (unknown functions, helpers of the file that
+    /// are not effect-free, calls through pointers), a store to memory that outlives the call,
+    /// or an access to a volatile object.
     fn effect_of(&self, side: Side, i: usize) -> Option<DiffKind> {
-        let f = if side == Side::Old {
-            self.old
+        let (f, defined, effect_free) = if side == Side::Old {
+            (self.old, &self.old_defined, &self.old_effect_free)
         } else {
-            self.new
+            (self.new, &self.new_defined, &self.new_effect_free)
         };
-        let defined = if side == Side::Old {
-            &self.old_defined
-        } else {
-            &self.new_defined
-        };
-        match &f.instrs[i].kind {
+        let kind = &f.instrs[i].kind;
+        if touches_volatile(kind, &f.func) {
+            return Some(DiffKind::Effect("volatile access".into()));
+        }
+        match kind {
             InstrKind::Call {
                 callee: Callee::Direct(n),
-                args,
                 ..
             } => {
                 if defined.contains(n) {
-                    // A helper of this file: its effects on globals are compared at the exit;
-                    // through pointer arguments it could write memory we do not track.
-                    args.iter()
-                        .any(|a| a.ty.is_pointer())
-                        .then(|| DiffKind::Effect(n.clone()))
+                    // A helper of this file: only its result matters when it has no effect
+                    // (its writes to globals are compared at the exit); otherwise the call is
+                    // compared like any other effect.
+                    (!effect_free.contains(n)).then(|| DiffKind::Effect(n.clone()))
                 } else if self.opts.output_functions.iter().any(|o| o == n) {
                     Some(DiffKind::Output(n.clone()))
                 } else if PURE_FUNCTIONS.contains(&n.as_str()) {
@@ -1024,6 +1069,36 @@ impl<'a> Builder<'a> {
             } => Some(DiffKind::Effect("indirect call".into())),
             InstrKind::Assign(p, _) if !is_local_place(p, &f.func) => {
                 Some(DiffKind::Effect("store".into()))
+            }
+            _ => None,
+        }
+    }
+
+    /// For a call instruction of one version: a function of the file whose behaviour differs
+    /// between the versions and that the call may reach (directly, or through a pointer), so
+    /// that equal arguments do not make the call's effect equal.
+    fn changed_target(&self, side: Side, i: usize) -> Option<String> {
+        let (f, defined, taken) = if side == Side::Old {
+            (self.old, &self.old_defined, &self.old_addr_taken)
+        } else {
+            (self.new, &self.new_defined, &self.new_addr_taken)
+        };
+        let changed = |n: &str| match &self.opts.changed {
+            Some(c) => c.contains(n),
+            None => true,
+        };
+        match &f.instrs[i].kind {
+            InstrKind::Call {
+                callee: Callee::Direct(n),
+                ..
+            } => (defined.contains(n) && changed(n)).then(|| n.clone()),
+            InstrKind::Call {
+                callee: Callee::Indirect(_),
+                ..
+            } => {
+                let mut cands: Vec<&String> = taken.iter().filter(|n| changed(n)).collect();
+                cands.sort();
+                cands.first().map(|n| n.to_string())
             }
             _ => None,
         }
@@ -1134,12 +1209,23 @@ impl<'a> Builder<'a> {
             src: None,
             matched: true,
         };
+        let test = self.instrs.len();
         self.push(
             Guard::default(),
             InstrKind::SetGuard(any, either),
             back_o.line,
             glue,
         );
+        self.meta.lockstep.push(Lockstep {
+            test,
+            back: test + 1,
+            act_old: act_o,
+            act_new: act_n,
+            old_line: line_o.0,
+            new_line: line_n.0,
+            old_back: bo,
+            new_back: bn,
+        });
         self.push(
             Guard(vec![Lit {
                 guard: any,
@@ -1284,6 +1370,84 @@ fn is_local_place(p: &Place, f: &crate::ir::Function) -> bool {
             Some(v) => !matches!(f.var(v).kind, VarKind::Global(_)),
             None => false,
         },
+    }
+}
+
+/// Globals `f` writes by name, and whether it may write others it does not name (a store
+/// through a pointer, a call of anything but a known pure library function).
+fn written_globals(f: &GclFunction) -> (HashSet<&str>, bool) {
+    let mut named = HashSet::new();
+    let mut any = false;
+    for ins in &f.instrs {
+        if let InstrKind::Call { callee, .. } = &ins.kind {
+            any |= !matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()));
+        }
+        if let Some(p) = ins.kind.dest() {
+            match p.root_var() {
+                Some(v) if matches!(f.func.var(v).kind, VarKind::Global(_)) => {
+                    named.insert(f.func.var(v).name.as_str());
+                }
+                Some(_) => {}
+                None => any = true,
+            }
+        }
+    }
+    (named, any)
+}
+
+/// Whether an instruction reads or writes a volatile variable.
+fn touches_volatile(k: &InstrKind, f: &crate::ir::Function) -> bool {
+    let mut hit = k
+        .dest()
+        .and_then(|p| p.root_var())
+        .is_some_and(|v| f.var(v).volatile);
+    k.walk_exprs(&mut |e| match &e.kind {
+        ExprKind::Var(v) => hit |= f.var(*v).volatile,
+        ExprKind::Load(p) => hit |= p.root_var().is_some_and(|v| f.var(v).volatile),
+        _ => {}
+    });
+    hit
+}
+
+/// Functions of `p` whose calls have no observable effect besides their result and their writes
+/// to globals: no output, no stores to memory outside their frame, no volatile access, and only
+/// calls to known pure library functions or to other such functions (greatest fixpoint, so
+/// recursion alone does not disqualify).
+pub fn effect_free(p: &GclProgram) -> HashSet<String> {
+    let mut ok: HashSet<String> = p.functions.iter().map(|f| f.name.clone()).collect();
+    loop {
+        let before = ok.len();
+        for f in &p.functions {
+            if !ok.contains(&f.name) {
+                continue;
+            }
+            let clean = f.instrs.iter().all(|ins| {
+                if touches_volatile(&ins.kind, &f.func) {
+                    return false;
+                }
+                match &ins.kind {
+                    InstrKind::Call {
+                        callee: Callee::Direct(n),
+                        dest,
+                        ..
+                    } => {
+                        (PURE_FUNCTIONS.contains(&n.as_str()) || ok.contains(n))
+                            && dest.as_ref().is_none_or(|d| is_local_place(d, &f.func))
+                    }
+                    InstrKind::Call { .. } => false,
+                    InstrKind::Assign(pl, _) | InstrKind::Havoc(pl) | InstrKind::ZeroFill(pl) => {
+                        is_local_place(pl, &f.func)
+                    }
+                    _ => true,
+                }
+            });
+            if !clean {
+                ok.remove(&f.name);
+            }
+        }
+        if ok.len() == before {
+            return ok;
+        }
     }
 }
 

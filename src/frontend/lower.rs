@@ -67,6 +67,12 @@ pub struct Ctx<'a> {
     f: Option<FnState>,
     /// Underlying type of each enum tag.
     pub enum_tags: HashMap<String, CType>,
+    /// Typedef names whose type is volatile-qualified somewhere.
+    pub volatile_typedefs: std::collections::HashSet<String>,
+    /// Structs and unions with a volatile member (directly or nested).
+    pub volatile_structs: std::collections::HashSet<StructId>,
+    /// Main-file lines where `long double` is used (executed as `double`).
+    pub long_double_lines: Vec<u32>,
 }
 
 /// A lowered expression: a value, a designated object, or nothing (`void`).
@@ -93,6 +99,9 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         notes: vec![],
         f: None,
         enum_tags: HashMap::new(),
+        volatile_typedefs: Default::default(),
+        volatile_structs: Default::default(),
+        long_double_lines: vec![],
     };
     let mut functions = vec![];
     let mut rejected = vec![];
@@ -158,11 +167,22 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         externs,
         notes: cx.notes,
         rejected,
+        long_double_lines: cx.long_double_lines,
     })
 }
 
 impl<'a> Ctx<'a> {
     // ---------------------------------------------------------------- scopes and errors
+
+    /// Whether `offset` of the preprocessed text lies in the main file.
+    pub fn map_is_main(&self, offset: usize) -> bool {
+        self.map.is_main(offset)
+    }
+
+    /// The original line of `offset`.
+    pub fn map_line(&self, offset: usize) -> u32 {
+        self.map.line(offset)
+    }
 
     pub fn err(&self, offset: usize, msg: impl Into<String>) -> Error {
         match self.map.locate(offset) {
@@ -254,6 +274,7 @@ impl<'a> Ctx<'a> {
             ty,
             kind: VarKind::Temp,
             addr_taken: false,
+            volatile: false,
             line,
         });
         VarId::new(f.vars.len() - 1)
@@ -275,6 +296,7 @@ impl<'a> Ctx<'a> {
             ty,
             kind,
             addr_taken: false,
+            volatile: false,
             line,
         });
         VarId::new(f.vars.len() - 1)
@@ -285,13 +307,14 @@ impl<'a> Ctx<'a> {
             return *v;
         }
         let gv = &self.globals[g.index()];
-        let (name, ty, line) = (gv.name.clone(), gv.ty.clone(), gv.line);
+        let (name, ty, line, volatile) = (gv.name.clone(), gv.ty.clone(), gv.line, gv.is_volatile);
         let f = self.fs();
         f.vars.push(VarInfo {
             name,
             ty,
             kind: VarKind::Global(g),
             addr_taken: false,
+            volatile,
             line,
         });
         let v = VarId::new(f.vars.len() - 1);
@@ -351,7 +374,15 @@ impl<'a> Ctx<'a> {
                 Err(e) => return Err(e),
             };
             let Some(name) = name else { continue };
+            let volatile = self.is_volatile(
+                SpecList::Decl(&d.node.specifiers),
+                Some(&idecl.node.declarator.node),
+                &ty,
+            );
             if st.typedef {
+                if volatile {
+                    self.volatile_typedefs.insert(name.clone());
+                }
                 self.bind(name, Binding::Typedef(ty));
                 continue;
             }
@@ -359,7 +390,7 @@ impl<'a> Ctx<'a> {
                 self.declare_func(&name, *ft);
                 continue;
             }
-            self.define_global(
+            let g = self.define_global(
                 &name,
                 ty,
                 idecl.node.initializer.as_ref(),
@@ -367,6 +398,7 @@ impl<'a> Ctx<'a> {
                 st.is_extern,
                 d.span.start,
             )?;
+            self.globals[g.index()].is_volatile |= volatile;
         }
         Ok(())
     }
@@ -394,6 +426,7 @@ impl<'a> Ctx<'a> {
                     init: vec![],
                     is_static,
                     is_extern: true,
+                    is_volatile: false,
                     line,
                 });
                 GlobalId::new(self.globals.len() - 1)
@@ -559,6 +592,7 @@ impl<'a> Ctx<'a> {
         // Parameter names and (for K&R definitions) types.
         let params_ast = function_params(&fd.node.declarator.node);
         let mut params: Vec<(String, CType, usize)> = vec![];
+        let mut volatile_params = std::collections::HashSet::new();
         match params_ast {
             ParamsAst::Proto(list) => {
                 for (i, p) in list.iter().enumerate() {
@@ -569,6 +603,10 @@ impl<'a> Ctx<'a> {
                     };
                     if t == CType::Void && list.len() == 1 {
                         break;
+                    }
+                    let decl = p.node.declarator.as_ref().map(|d| &d.node);
+                    if self.is_volatile(SpecList::Decl(&p.node.specifiers), decl, &t) {
+                        volatile_params.insert(i);
                     }
                     params.push((
                         n.unwrap_or_else(|| format!("$arg{}", i + 1)),
@@ -616,11 +654,12 @@ impl<'a> Ctx<'a> {
         });
         self.scopes.push(Scope::default());
         let mut pids = vec![];
-        for (n, t, off) in &params {
+        for (i, (n, t, off)) in params.iter().enumerate() {
             if matches!(t, CType::Struct(_)) && !self.structs_complete(t) {
                 return Err(self.err(*off, "parameter has incomplete struct type"));
             }
             let v = self.new_var(n, t.clone(), VarKind::Param, self.line(*off));
+            self.fs().vars[v.index()].volatile = volatile_params.contains(&i);
             self.bind(n.clone(), Binding::Var(v));
             pids.push(v);
         }
@@ -922,7 +961,15 @@ impl<'a> Ctx<'a> {
             self.set_line(idecl.span.start);
             let (name, ty) = self.declarator(base.clone(), &idecl.node.declarator)?;
             let Some(name) = name else { continue };
+            let volatile = self.is_volatile(
+                SpecList::Decl(&d.node.specifiers),
+                Some(&idecl.node.declarator.node),
+                &ty,
+            );
             if st.typedef {
+                if volatile {
+                    self.volatile_typedefs.insert(name.clone());
+                }
                 self.bind(name, Binding::Typedef(ty));
                 continue;
             }
@@ -942,6 +989,7 @@ impl<'a> Ctx<'a> {
                         r?
                     }
                 };
+                self.globals[g.index()].is_volatile |= volatile;
                 self.bind(name, Binding::Global(g));
                 continue;
             }
@@ -960,6 +1008,7 @@ impl<'a> Ctx<'a> {
                 );
                 self.f = saved;
                 let g = r?;
+                self.globals[g.index()].is_volatile |= volatile;
                 self.bind(name, Binding::Global(g));
                 continue;
             }
@@ -981,6 +1030,7 @@ impl<'a> Ctx<'a> {
             if matches!(ty, CType::Array(..)) {
                 self.fs().vars[v.index()].addr_taken = true;
             }
+            self.fs().vars[v.index()].volatile = volatile;
             match &idecl.node.initializer {
                 None => self.emit(StmtKind::Havoc(Place::Var(v))),
                 Some(init) => self.local_init(v, &ty, init)?,

@@ -25,7 +25,58 @@ pub enum SpecList<'a> {
     Qual(&'a [Node<SpecifierQualifier>]),
 }
 
+/// Whether a declarator has a `volatile` pointer level (`int *volatile p`).
+fn declarator_volatile(d: &Declarator) -> bool {
+    let here = d.derived.iter().any(|x| match &x.node {
+        DerivedDeclarator::Pointer(qs) => qs.iter().any(|q| {
+            matches!(&q.node, PointerQualifier::TypeQualifier(t) if t.node == TypeQualifier::Volatile)
+        }),
+        _ => false,
+    });
+    here || matches!(&d.kind.node, DeclaratorKind::Declarator(inner) if declarator_volatile(&inner.node))
+}
+
 impl Ctx<'_> {
+    /// Whether an object declared with `specs`, `declarator` and resolved type `ty` is volatile:
+    /// a `volatile` qualifier at any level (the object, what it points to, a typedef it uses) or
+    /// a struct type with a volatile member. Pointer-to-volatile counts too: conservative, since
+    /// the pointer's own value is then treated as changing behind the program's back.
+    pub fn is_volatile(
+        &self,
+        specs: SpecList<'_>,
+        declarator: Option<&Declarator>,
+        ty: &CType,
+    ) -> bool {
+        let typedef_volatile = |name: &str| self.volatile_typedefs.contains(name);
+        let in_specs = match specs {
+            SpecList::Decl(s) => s.iter().any(|d| match &d.node {
+                DeclarationSpecifier::TypeQualifier(t) => t.node == TypeQualifier::Volatile,
+                DeclarationSpecifier::TypeSpecifier(t) => {
+                    matches!(&t.node, TypeSpecifier::TypedefName(id) if typedef_volatile(&id.node.name))
+                }
+                _ => false,
+            }),
+            SpecList::Qual(s) => s.iter().any(|d| match &d.node {
+                SpecifierQualifier::TypeQualifier(t) => t.node == TypeQualifier::Volatile,
+                SpecifierQualifier::TypeSpecifier(t) => {
+                    matches!(&t.node, TypeSpecifier::TypedefName(id) if typedef_volatile(&id.node.name))
+                }
+                _ => false,
+            }),
+        };
+        in_specs || declarator.is_some_and(declarator_volatile) || self.type_volatile(ty)
+    }
+
+    /// Whether `ty` contains a struct or union with a volatile member (through arrays and
+    /// nesting, not through pointers).
+    pub fn type_volatile(&self, ty: &CType) -> bool {
+        match ty {
+            CType::Array(e, _) => self.type_volatile(e),
+            CType::Struct(s) => self.volatile_structs.contains(s),
+            _ => false,
+        }
+    }
+
     pub fn storage(&self, specs: &[Node<DeclarationSpecifier>]) -> Storage {
         let mut s = Storage::default();
         for sp in specs {
@@ -42,7 +93,7 @@ impl Ctx<'_> {
     }
 
     /// Resolve the base type named by a list of type specifiers.
-    pub fn base_type(&mut self, specs: SpecList<'_>, _offset: usize) -> Result<CType> {
+    pub fn base_type(&mut self, specs: SpecList<'_>, offset: usize) -> Result<CType> {
         let list: Vec<&Node<TypeSpecifier>> = match specs {
             SpecList::Decl(s) => s
                 .iter()
@@ -116,7 +167,14 @@ impl Ctx<'_> {
         } else if float {
             CType::Float
         } else if double {
-            // long double is analysed and executed as double (noted where it matters)
+            // long double is analysed and executed as double: the file's lines that use it are
+            // recorded, so witnesses there are only claimed when native execution confirms them.
+            if long > 0 && self.map_is_main(offset) {
+                let line = self.map_line(offset);
+                if !self.long_double_lines.contains(&line) {
+                    self.long_double_lines.push(line);
+                }
+            }
             CType::Double
         } else if char_ {
             CType::Int {
@@ -266,6 +324,9 @@ impl Ctx<'_> {
                 let base = self.base_type(SpecList::Qual(&f.node.specifiers), f.span.start)?;
                 if f.node.declarators.is_empty() {
                     // anonymous struct/union member: its fields are reachable by name
+                    if self.is_volatile(SpecList::Qual(&f.node.specifiers), None, &base) {
+                        self.volatile_structs.insert(id);
+                    }
                     fields.push((String::new(), base.clone(), false));
                 }
                 for sd in &f.node.declarators {
@@ -273,6 +334,10 @@ impl Ctx<'_> {
                         Some(dd) => self.declarator(base.clone(), dd)?,
                         None => (None, base.clone()),
                     };
+                    let decl = sd.node.declarator.as_ref().map(|d| &d.node);
+                    if self.is_volatile(SpecList::Qual(&f.node.specifiers), decl, &fty) {
+                        self.volatile_structs.insert(id);
+                    }
                     fields.push((fname.unwrap_or_default(), fty, sd.node.bit_width.is_some()));
                 }
             }

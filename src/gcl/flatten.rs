@@ -174,6 +174,7 @@ impl<'f> Flattener<'f> {
             ty,
             kind,
             addr_taken: false,
+            volatile: false,
             line,
         });
         VarId::new(self.vars.len() - 1)

@@ -11,6 +11,7 @@
 //! `retval` (if the return flag was never set in a non-void function, the value is indeterminate).
 
 mod flatten;
+pub mod loops;
 mod print;
 mod scalarize;
 
@@ -63,6 +64,42 @@ pub enum InstrKind {
         args: Vec<Expr>,
     },
     Goto(Label),
+}
+
+impl InstrKind {
+    /// Call `f` on every expression of the instruction and their sub-expressions: values,
+    /// conditions, call arguments and callees, and the expressions inside assigned places.
+    pub fn walk_exprs<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        match self {
+            InstrKind::SetGuard(_, e) => e.walk(f),
+            InstrKind::Assign(p, e) => {
+                p.walk_exprs(f);
+                e.walk(f);
+            }
+            InstrKind::Havoc(p) | InstrKind::ZeroFill(p) => p.walk_exprs(f),
+            InstrKind::Call { dest, callee, args } => {
+                if let Some(d) = dest {
+                    d.walk_exprs(f);
+                }
+                if let Callee::Indirect(e) = callee {
+                    e.walk(f);
+                }
+                for a in args {
+                    a.walk(f);
+                }
+            }
+            InstrKind::Goto(_) => {}
+        }
+    }
+
+    /// The place the instruction writes, if any.
+    pub fn dest(&self) -> Option<&Place> {
+        match self {
+            InstrKind::Assign(p, _) | InstrKind::Havoc(p) | InstrKind::ZeroFill(p) => Some(p),
+            InstrKind::Call { dest, .. } => dest.as_ref(),
+            InstrKind::SetGuard(..) | InstrKind::Goto(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, PartialEq, Debug)]

@@ -58,6 +58,7 @@ pub fn scalarize(f: &mut GclFunction, structs: &[StructDef]) {
                 ty: fl.ty.clone(),
                 kind: VarKind::Local,
                 addr_taken: false,
+                volatile: false,
                 line: info.line,
             });
         }
@@ -172,6 +173,8 @@ fn place_uses(p: &Place, bad: &mut impl FnMut(VarId)) {
 
 fn expr_uses(e: &Expr, bad: &mut impl FnMut(VarId)) {
     match &e.kind {
+        // The whole struct read as a value (copied, returned, passed).
+        ExprKind::Var(v) => bad(*v),
         ExprKind::Load(p) => place_uses(p, bad),
         // The address of a field exposes the struct's memory.
         ExprKind::AddrOf(p) => {

@@ -16,9 +16,11 @@
 mod eval;
 mod literal;
 mod memory;
+mod observe;
 
 pub(crate) use literal::{fmt_double, fmt_float};
 pub use literal::{format_value, parse_arg};
+pub use observe::{same_scalar, Observed};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -48,8 +50,10 @@ pub enum Value {
 /// The result of a successful call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOutcome {
-    /// The returned value; `None` for a `void` function.
+    /// The returned value; `None` for a `void` function and for an aggregate result.
     pub ret: Option<Value>,
+    /// An aggregate (struct, union) result: its bytes and which of them are initialized.
+    pub ret_bytes: Option<(Vec<u8>, Vec<bool>)>,
     pub ret_ty: CType,
     /// Instructions executed (including those skipped by their guard).
     pub steps: u64,
@@ -133,7 +137,8 @@ pub struct Interp<'a> {
     output: Vec<u8>,
     /// Variables of the called function to read when it returns ([`Interp::call_observe`]).
     observe: Vec<VarId>,
-    observed: Vec<Option<Value>>,
+    observed: Vec<Option<Observed>>,
+    observed_entry: Vec<Option<Observed>>,
     /// When set, the branch outcomes of the called function's own frame: (instruction, guard
     /// true), at most this many ([`Interp::call_traced`]).
     trace: Option<(Vec<(u32, bool)>, usize)>,
@@ -158,6 +163,7 @@ impl<'a> Interp<'a> {
             output: Vec::new(),
             observe: Vec::new(),
             observed: Vec::new(),
+            observed_entry: Vec::new(),
             trace: None,
         };
         for (i, f) in prog.functions.iter().enumerate() {
@@ -242,13 +248,53 @@ impl<'a> Interp<'a> {
         func: &str,
         args: &[Value],
         vars: &[VarId],
-    ) -> Result<(RunOutcome, Vec<Option<Value>>), RunError> {
+    ) -> Result<(RunOutcome, Vec<Option<Observed>>), RunError> {
+        self.call_observe_both(func, args, vars)
+            .map(|(out, _, finals)| (out, finals))
+    }
+
+    /// Like [`Interp::call_observe`], and also give the values of `vars` when `func` starts
+    /// (globals at their initial values, parameters as passed): what the call changed is
+    /// where the two differ.
+    #[allow(clippy::type_complexity)]
+    pub fn call_observe_both(
+        &mut self,
+        func: &str,
+        args: &[Value],
+        vars: &[VarId],
+    ) -> Result<(RunOutcome, Vec<Option<Observed>>, Vec<Option<Observed>>), RunError> {
         self.observe = vars.to_vec();
         self.observed = vec![None; vars.len()];
+        self.observed_entry = vec![None; vars.len()];
         let r = self.call(func, args);
         self.observe.clear();
         let observed = std::mem::take(&mut self.observed);
-        r.map(|out| (out, observed))
+        let entry = std::mem::take(&mut self.observed_entry);
+        r.map(|out| (out, entry, observed))
+    }
+
+    /// The values of the observed variables in frame `fr` (`None`: not readable).
+    fn observe_frame(&self, fr: &Frame) -> Vec<Option<Observed>> {
+        let gf = &self.prog.functions[fr.func];
+        self.observe
+            .iter()
+            .map(|v| {
+                let (id, ty) = (fr.objs.get(v.index())?, &gf.func.vars.get(v.index())?.ty);
+                let (bytes, init) = self.mem.read(encode(*id, 0), self.size_of(ty)).ok()?;
+                if is_aggregate(ty) {
+                    return Some(Observed::aggregate(
+                        &self.prog.program.structs,
+                        ty,
+                        bytes,
+                        init,
+                    ));
+                }
+                if !init.iter().all(|&i| i) {
+                    return Some(Observed::Indeterminate);
+                }
+                scalar_from_bytes(ty, bytes).map(|v| Observed::scalar(v, ty))
+            })
+            .collect()
     }
 
     /// Like [`Interp::call`], and also give the instructions of `func`'s own frame (not of its
@@ -284,12 +330,6 @@ impl<'a> Interp<'a> {
         }
         if let Some(e) = &self.init_error {
             return Err(e.clone());
-        }
-        if is_aggregate(&gf.func.ret) {
-            return Err(RunError::Unsupported {
-                msg: format!("`{func}` returns a struct; only scalar results can be shown"),
-                line: gf.func.line.0,
-            });
         }
         let mut argv = Vec::with_capacity(args.len());
         for (a, p) in args.iter().zip(params) {
@@ -332,19 +372,25 @@ impl<'a> Interp<'a> {
         self.steps = 0;
         self.depth = 0;
         self.output.clear();
-        let res = self.push_frame(fi, argv).and_then(|()| self.exec());
+        let res = self.push_frame(fi, argv).and_then(|()| {
+            if !self.observe.is_empty() {
+                if let Some(fr) = self.frames.last() {
+                    self.observed_entry = self.observe_frame(fr);
+                }
+            }
+            self.exec()
+        });
         if res.is_err() {
             self.unwind();
         }
         let gf = &self.prog.functions[fi];
+        let mut ret_bytes = None;
         let ret = match res? {
             RetVal::Void => None,
             RetVal::Data(Data::Scalar(v)) => Some(v),
-            RetVal::Data(Data::Agg(..)) => {
-                return Err(RunError::Unsupported {
-                    msg: "struct return value".into(),
-                    line: gf.func.end_line.0,
-                })
+            RetVal::Data(Data::Agg(b, i)) => {
+                ret_bytes = Some((b, i));
+                None
             }
             RetVal::Missing => {
                 return Err(RunError::Ub {
@@ -358,6 +404,7 @@ impl<'a> Interp<'a> {
         };
         Ok(RunOutcome {
             ret,
+            ret_bytes,
             ret_ty: gf.func.ret.clone(),
             steps: self.steps,
             output: self.output.clone(),
@@ -566,15 +613,7 @@ impl<'a> Interp<'a> {
             }
         };
         if self.frames.is_empty() && !self.observe.is_empty() {
-            self.observed = self
-                .observe
-                .iter()
-                .map(|v| {
-                    let (id, ty) = (fr.objs.get(v.index())?, &gf.func.vars.get(v.index())?.ty);
-                    let bytes = self.mem.read_init(encode(*id, 0), self.size_of(ty)).ok()?;
-                    scalar_from_bytes(ty, bytes)
-                })
-                .collect();
+            self.observed = self.observe_frame(&fr);
         }
         self.free_frame(&fr);
         ret
@@ -809,9 +848,12 @@ pub fn run_literals(
         );
     }
     let out = Interp::new(prog).with_budget(budget).call(func, &vals)?;
-    let text = match &out.ret {
-        Some(v) => format_value(v, &out.ret_ty),
-        None => "void".into(),
+    let text = match (&out.ret, &out.ret_bytes) {
+        (Some(v), _) => format_value(v, &out.ret_ty),
+        (None, Some((b, i))) => {
+            Observed::aggregate(&prog.program.structs, &out.ret_ty, b, i).to_c()
+        }
+        (None, None) => "void".into(),
     };
     Ok((text, out))
 }

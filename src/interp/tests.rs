@@ -368,6 +368,7 @@ fn globals_indirect_calls_and_builtins() {
             init: vec![(0, CType::INT, int(5))],
             is_static: false,
             is_extern: false,
+            is_volatile: false,
             line: Line(1),
         },
         GlobalVar {
@@ -376,6 +377,7 @@ fn globals_indirect_calls_and_builtins() {
             init: vec![(0, CType::INT, int(7)), (8, CType::INT, int(9))],
             is_static: false,
             is_extern: false,
+            is_volatile: false,
             line: Line(1),
         },
         GlobalVar {
@@ -384,6 +386,7 @@ fn globals_indirect_calls_and_builtins() {
             init: vec![],
             is_static: false,
             is_extern: true,
+            is_volatile: false,
             line: Line(1),
         },
     ];
@@ -888,5 +891,6 @@ fn observe_variables_at_exit() {
         .call_observe("loop", &[Value::Int(5)], &[s, i, VarId(999)])
         .unwrap();
     assert_eq!(out.ret, Some(Value::Int(7)));
-    assert_eq!(vals, vec![Some(Value::Int(7)), Some(Value::Int(5)), None]);
+    let int = |v| Some(super::Observed::scalar(Value::Int(v), &CType::INT));
+    assert_eq!(vals, vec![int(7), int(5), None]);
 }

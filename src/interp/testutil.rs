@@ -30,6 +30,7 @@ impl FnBuilder {
             ty,
             kind,
             addr_taken: false,
+            volatile: false,
             line: Line(1),
         });
         VarId::new(self.f.vars.len() - 1)

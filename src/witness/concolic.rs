@@ -137,7 +137,8 @@ fn explore(
 /// The branch outcomes of the product on `vals` (a run stopped by undefined behaviour or the
 /// budget still gives the prefix it followed).
 pub(super) fn product_trace(c: &Correlated, r: &Runner, vals: &[i128]) -> Option<Vec<Edge>> {
-    let args = r.args(vals)?.0;
+    let lits: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+    let args = r.args(&lits)?.0;
     let mut it = Interp::new(&c.program).with_budget(r.opts.step_budget);
     let (_, edges) = it.call_traced(&c.product().name, &args, MAX_TRACE);
     Some(
@@ -186,6 +187,7 @@ mod tests {
             &Default::default(),
             Some(&p.c),
         )
+        .witness
         .expect("witness");
         assert!(input(&all, "n") >= 2 && input(&all, "m") >= 2, "{all:?}");
     }

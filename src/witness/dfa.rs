@@ -529,7 +529,7 @@ mod tests {
         // The whole search (seeds, smt, random) finds it too.
         let opts = Options::default();
         let w = super::super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c));
-        assert!(w.is_some());
+        assert!(w.witness.is_some());
     }
 
     #[test]

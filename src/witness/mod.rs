@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::interp::{self, Interp, RunError, Value};
+use crate::interp::{self, Interp, Observed, RunError, Value};
 use crate::ir::{CType, VarId, VarKind};
 
 #[derive(Clone, Debug)]
@@ -51,13 +51,21 @@ impl Default for Options {
 /// What one version did on the witness input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Behaviour {
-    /// Return value as a C literal (`void` for none).
+    /// Return value as a C literal (`void` for none; structs as designated initializers).
     pub ret: String,
     /// Final values of the globals the function uses, as C literals.
     pub globals: Vec<(String, String)>,
+    /// Globals whose value the call changed (only those are observed, see [`differ`]).
+    pub modified: Vec<String>,
     /// Bytes printed with `putchar` and friends.
     pub output: Vec<u8>,
+    /// Did not return within this many interpreter steps (then `ret` says so).
+    pub diverged: Option<u64>,
 }
+
+/// How many times the step budget a run that seemed not to return is given again before its
+/// divergence counts as a difference.
+const CONFIRM_DIVERGENCE: u64 = 10;
 
 /// Parameter names and values as C literals, in parameter order.
 pub type Inputs = Vec<(String, String)>;
@@ -88,44 +96,138 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
     let f = prog.function(func)?;
     let globals: Vec<VarId> = (0..f.func.vars.len())
         .map(VarId::new)
-        .filter(|v| {
-            matches!(f.func.var(*v).kind, VarKind::Global(_)) && f.func.var(*v).ty.is_scalar()
-        })
+        .filter(|v| matches!(f.func.var(*v).kind, VarKind::Global(_)))
         .collect();
     let mut it = Interp::new(prog).with_budget(budget);
-    let (out, finals) = match it.call_observe(func, args, &globals) {
+    let (out, entry, finals) = match it.call_observe_both(func, args, &globals) {
         Ok(x) => x,
-        Err(RunError::Ub { .. } | RunError::Budget { .. } | RunError::Depth { .. }) => return None,
+        Err(RunError::Budget { .. }) => {
+            return Some(Behaviour {
+                ret: format!("does not return within {budget} steps"),
+                globals: vec![],
+                modified: vec![],
+                output: vec![],
+                diverged: Some(budget),
+            })
+        }
+        Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
         Err(_) => return None,
     };
-    let ret = match out.ret {
-        Some(v) => interp::format_value(&v, &f.func.ret),
-        None => "void".to_string(),
+    let ret = match (&out.ret, &out.ret_bytes) {
+        (Some(v), _) => interp::format_value(v, &f.func.ret),
+        (None, Some((bytes, init))) => {
+            Observed::aggregate(&prog.program.structs, &f.func.ret, bytes, init).to_c()
+        }
+        (None, None) => "void".to_string(),
     };
-    let globals = globals
-        .iter()
-        .zip(finals)
-        .filter_map(|(v, val)| {
-            let info = f.func.var(*v);
-            Some((info.name.clone(), interp::format_value(&val?, &info.ty)))
-        })
-        .collect();
+    let mut modified = vec![];
+    let mut shown = vec![];
+    for ((v, before), after) in globals.iter().zip(entry).zip(finals) {
+        let info = f.func.var(*v);
+        let Some(after) = after else { continue };
+        if before.as_ref().is_none_or(|b| b.to_c() != after.to_c()) {
+            modified.push(info.name.clone());
+        }
+        shown.push((info.name.clone(), after.to_c()));
+    }
     Some(Behaviour {
         ret,
-        globals,
+        globals: shown,
+        modified,
         output: out.output,
+        diverged: None,
     })
 }
 
-/// Whether two behaviours differ in what the caller can observe.
+/// Whether two behaviours differ in what the caller can observe: the return value, the output,
+/// and the final value of every global that either call changed (a global neither changed
+/// keeps its initial value, which is the program's, not the function's). Values compare as
+/// [`same_value`] says.
 pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
-    if a.ret != b.ret || a.output != b.output {
+    // One version returns, the other runs on: a difference of termination. Two runs that
+    // both run on show no difference.
+    match (a.diverged, b.diverged) {
+        (Some(_), Some(_)) => return false,
+        (Some(_), None) | (None, Some(_)) => return true,
+        (None, None) => {}
+    }
+    if !same_value(&a.ret, &b.ret) || a.output != b.output {
         return true;
     }
-    // Globals both versions use.
-    a.globals
-        .iter()
-        .any(|(n, v)| b.globals.iter().any(|(m, w)| m == n && w != v))
+    a.globals.iter().any(|(n, v)| {
+        (a.modified.contains(n) || b.modified.contains(n))
+            && b.globals.iter().any(|(m, w)| m == n && !same_value(v, w))
+    })
+}
+
+/// Whether two behaviours differ only in how equal values are written: the sign of a zero or
+/// the payload of a NaN (worth a note, not a witness).
+pub fn differ_only_in_bits(a: &Behaviour, b: &Behaviour) -> bool {
+    !differ(a, b) && (a.ret != b.ret || a.globals != b.globals)
+}
+
+/// Equality of two C literals as observed values: numbers by value, floating values with `==`
+/// except that NaN equals NaN (so `0.0` equals `-0.0`), designated initializers field by
+/// field; a `?` (indeterminate) part is no evidence of a difference.
+pub fn same_value(a: &str, b: &str) -> bool {
+    if a == b || a == "?" || b == "?" {
+        return true;
+    }
+    if let (Some(x), Some(y)) = (parts(a), parts(b)) {
+        return x.len() == y.len()
+            && x.iter()
+                .zip(&y)
+                .all(|((p, v), (q, w))| p == q && same_value(v, w));
+    }
+    match (float_lit(a), float_lit(b)) {
+        (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
+        _ => false,
+    }
+}
+
+/// The `(designator, value)` parts of a brace literal `{.a = 1, .b[0] = 2}` or `{1, 2}`.
+fn parts(s: &str) -> Option<Vec<(String, String)>> {
+    let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+    let mut out = vec![];
+    let mut depth = 0;
+    let mut cur = String::new();
+    for ch in inner.chars().chain(std::iter::once(',')) {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            let t = cur.trim();
+            if !t.is_empty() {
+                out.push(match t.split_once(" = ") {
+                    Some((d, v)) => (d.to_string(), v.to_string()),
+                    None => (String::new(), t.to_string()),
+                });
+            }
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    Some(out)
+}
+
+/// The value of a floating literal as our formatter writes it (`1.5`, `-0.0`, `1e300`,
+/// `2.5f`, `INFINITY`, `-INFINITY`, `NAN`); `None` for integers and pointers.
+fn float_lit(s: &str) -> Option<f64> {
+    let s = s.strip_suffix('f').unwrap_or(s);
+    match s {
+        "NAN" | "-NAN" => return Some(f64::NAN),
+        "INFINITY" => return Some(f64::INFINITY),
+        "-INFINITY" => return Some(f64::NEG_INFINITY),
+        _ => {}
+    }
+    let t = s.trim_start_matches('-');
+    if t.starts_with("0x") || !(t.contains('.') || t.contains('e')) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 struct Runner<'a> {
@@ -136,6 +238,9 @@ struct Runner<'a> {
     opts: &'a Options,
     runs: usize,
     start: Instant,
+    /// The first input on which the versions differed only in the sign of a zero or a NaN
+    /// payload (the same values, so no witness).
+    bits_only: Option<Inputs>,
 }
 
 impl Runner<'_> {
@@ -149,14 +254,14 @@ impl Runner<'_> {
 
     /// The arguments for `vals` (in parameter order) and their C literals; `None` when a value
     /// does not fit its parameter's type.
-    fn args(&self, vals: &[i128]) -> Option<(Vec<Value>, Inputs)> {
+    fn args(&self, vals: &[String]) -> Option<(Vec<Value>, Inputs)> {
         let mut args = vec![];
         let mut lits = vec![];
         for ((name, ty), v) in self.params.iter().zip(vals) {
-            let val = interp::parse_arg(&v.to_string(), ty).ok()?;
+            let val = interp::parse_arg(v, ty).ok()?;
             // A value the type cannot hold is not this input.
-            if let Value::Int(x) = val {
-                if ty.is_integer() && x != *v {
+            if let (Value::Int(x), Ok(want)) = (val, v.parse::<i128>()) {
+                if ty.is_integer() && x != want {
                     return None;
                 }
             }
@@ -168,13 +273,30 @@ impl Runner<'_> {
 
     /// Try one candidate (values already in parameter order).
     fn try_values(&mut self, vals: &[i128], strategy: &str) -> Option<Witness> {
+        let lits: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+        self.try_literals(&lits, strategy)
+    }
+
+    /// Try one candidate given as C literals in parameter order (`NAN`, `-0.0`, `1e308`).
+    fn try_literals(&mut self, vals: &[String], strategy: &str) -> Option<Witness> {
         if self.exhausted() {
             return None;
         }
         let (args, lits) = self.args(vals)?;
         self.runs += 1;
-        let o = behave(self.old, self.func, &args, self.opts.step_budget)?;
-        let n = behave(self.new, self.func, &args, self.opts.step_budget)?;
+        let mut o = behave(self.old, self.func, &args, self.opts.step_budget)?;
+        let mut n = behave(self.new, self.func, &args, self.opts.step_budget)?;
+        // A run out of steps while the other returned: run it again with a budget ten times
+        // larger, so that a long loop is not taken for one that never ends.
+        let longer = self.opts.step_budget.saturating_mul(CONFIRM_DIVERGENCE);
+        match (o.diverged, n.diverged) {
+            (Some(_), None) => o = behave(self.old, self.func, &args, longer)?,
+            (None, Some(_)) => n = behave(self.new, self.func, &args, longer)?,
+            _ => {}
+        }
+        if self.bits_only.is_none() && differ_only_in_bits(&o, &n) {
+            self.bits_only = Some(lits.clone());
+        }
         differ(&o, &n).then(|| Witness {
             inputs: lits,
             old: o,
@@ -224,7 +346,40 @@ pub fn search(
     delta: &Delta,
     opts: &Options,
     corr: Option<&Correlated>,
-) -> Option<Witness> {
+) -> Search {
+    let mut r = Runner {
+        old,
+        new,
+        func,
+        params: vec![],
+        opts,
+        runs: 0,
+        start: Instant::now(),
+        bits_only: None,
+    };
+    let witness = search_with(&mut r, delta, corr);
+    let notes = match (&witness, r.bits_only) {
+        (None, Some(inputs)) => {
+            let lits: Vec<String> = inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            vec![format!(
+                "on {} the versions give values that differ only in the sign of a zero or a NaN payload: the same values, not a difference",
+                lits.join(", ")
+            )]
+        }
+        _ => vec![],
+    };
+    Search { witness, notes }
+}
+
+/// What the search found: a witness, and observations worth a note.
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    pub witness: Option<Witness>,
+    pub notes: Vec<String>,
+}
+
+fn search_with(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> Option<Witness> {
+    let (old, new, func, opts) = (r.old, r.new, r.func, r.opts);
     let fo = old.function(func)?;
     let fnew = new.function(func)?;
     if fo.func.params.len() != fnew.func.params.len() {
@@ -234,15 +389,7 @@ pub fn search(
     if params.iter().any(|(_, t)| !t.is_arith()) {
         return None;
     }
-    let mut r = Runner {
-        old,
-        new,
-        func,
-        params: params.clone(),
-        opts,
-        runs: 0,
-        start: Instant::now(),
-    };
+    r.params = params.clone();
     // 1. Seeds: integer points of the differing states' inputs.
     for vals in seeds(delta, &params) {
         if let Some(w) = r.try_values(&vals, "seed") {
@@ -254,7 +401,7 @@ pub fn search(
     if let Some(c) = corr {
         let left = opts.time.saturating_sub(r.start.elapsed());
         let deadline = Instant::now() + left.mul_f64(0.6);
-        if let Some(w) = dfa::search(c, delta, &mut r, deadline) {
+        if let Some(w) = dfa::search(c, delta, r, deadline) {
             return Some(w);
         }
     }
@@ -278,6 +425,69 @@ pub fn search(
     let k = params.len();
     if k == 0 {
         return r.try_values(&[], "search");
+    }
+    // Floating parameters: the values where IEEE arithmetic leaves the reals (NaN, infinities,
+    // signed zeros, the ends of exact integers, the extremes), others from the integer pool.
+    if params.iter().any(|(_, t)| t.is_float()) {
+        let specials = [
+            "0.0",
+            "-0.0",
+            "1.0",
+            "-1.0",
+            "0.5",
+            "NAN",
+            "INFINITY",
+            "-INFINITY",
+            "9007199254740992.0",
+            "-9007199254740993.0",
+            "1e308",
+            "-1e308",
+            "2.2250738585072014e-308",
+            "16777216.0",
+            "3.4028234663852886e38",
+            "1e-45",
+            "2.0",
+            "10.0",
+            "100.0",
+        ];
+        let ints = [
+            "0",
+            "1",
+            "-1",
+            "2",
+            "10",
+            "100",
+            "2147483647",
+            "-2147483648",
+        ];
+        let choices: Vec<Vec<&str>> = params
+            .iter()
+            .map(|(_, t)| {
+                if t.is_float() {
+                    specials.to_vec()
+                } else {
+                    ints.to_vec()
+                }
+            })
+            .collect();
+        let total: usize = choices.iter().map(Vec::len).product::<usize>().min(4096);
+        for i in 0..total {
+            let mut rest = i;
+            let vals: Vec<String> = choices
+                .iter()
+                .map(|c| {
+                    let v = c[rest % c.len()];
+                    rest /= c.len();
+                    v.to_string()
+                })
+                .collect();
+            if let Some(w) = r.try_literals(&vals, "search") {
+                return Some(w);
+            }
+            if r.exhausted() {
+                return None;
+            }
+        }
     }
     // All combinations of the pool for one or two parameters; diagonal-ish sweeps beyond.
     if k <= 2 {
@@ -310,7 +520,7 @@ pub fn search(
         let left = opts.time.saturating_sub(r.start.elapsed());
         let mut start = vec![vec![0; k]];
         start.extend(seeds(delta, &params));
-        if let Some(w) = concolic::search(c, &mut r, start, Instant::now() + left / 2) {
+        if let Some(w) = concolic::search(c, r, start, Instant::now() + left / 2) {
             return Some(w);
         }
     }

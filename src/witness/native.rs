@@ -110,7 +110,10 @@ pub fn compare(
         ("old", old_claimed, old_native),
         ("new", new_claimed, new_native),
     ] {
-        if claimed != native {
+        if claimed.ret != native.ret
+            || claimed.globals != native.globals
+            || claimed.output != native.output
+        {
             return Native::Refuted(format!(
                 "the {tag} version natively {} but the interpreter claims it {}",
                 describe(native),
@@ -118,7 +121,15 @@ pub fn compare(
             ));
         }
     }
-    if !differ(old_native, new_native) {
+    // What each call changed is the interpreter's finding (native code prints finals only).
+    let with_modified = |n: &Behaviour, c: &Behaviour| Behaviour {
+        modified: c.modified.clone(),
+        ..n.clone()
+    };
+    if !differ(
+        &with_modified(old_native, old_claimed),
+        &with_modified(new_native, new_claimed),
+    ) {
         return Native::NotApplicable(
             "the versions differ only in static locals, which native code cannot observe".into(),
         );
@@ -170,13 +181,15 @@ fn observable(v: &Version, func: &str, b: &Behaviour) -> Behaviour {
         globals: b
             .globals
             .iter()
-            .filter(|(n, _)| nameable(n))
+            .filter(|(n, _)| nameable(n) && global_type(v, func, n).is_some_and(CType::is_scalar))
             .map(|(n, val)| {
                 let ptr = global_type(v, func, n).is_some_and(CType::is_pointer);
                 (n.clone(), if ptr { pointer_text(val) } else { val.clone() })
             })
             .collect(),
+        modified: b.modified.clone(),
         output: b.output.clone(),
+        diverged: b.diverged,
     }
 }
 
@@ -415,7 +428,9 @@ fn parse_result(text: &str, v: &Version, func: &str, output: Vec<u8>) -> Result<
     let mut b = Behaviour {
         ret: "void".into(),
         globals: vec![],
+        modified: vec![],
         output,
+        diverged: None,
     };
     for l in text.lines() {
         let words: Vec<&str> = l.split(' ').collect();
@@ -559,7 +574,9 @@ mod tests {
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
+            modified: globals.iter().map(|(n, _)| n.to_string()).collect(),
             output: out.as_bytes().to_vec(),
+            diverged: None,
         }
     }
 

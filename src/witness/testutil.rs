@@ -19,7 +19,7 @@ pub struct Pair {
 fn analysed(old: GclProgram, new: GclProgram, func: &str) -> Pair {
     let c = correlate::correlate(&old, &new, func, &Default::default()).expect("correlate");
     let a = crate::analysis::analyze(&c, &Default::default()).expect("analysis");
-    let d = delta::compute(&c, &a, crate::analysis::Overflow::Math).expect("delta");
+    let d = delta::compute(&c, &a).expect("delta");
     Pair { old, new, c, d }
 }
 
@@ -59,6 +59,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         opts: &opts,
         runs: 0,
         start: Instant::now(),
+        bits_only: None,
     };
     f(&mut r)
 }

@@ -1,0 +1,224 @@
+//! Whether the two versions terminate on the same inputs.
+//!
+//! Takes the correlating program, the analysis fixpoint and the functions whose behaviour
+//! changed; gives [`Termination`]: proven, or the reasons it could not be shown. Δ at the diff
+//! points only speaks of executions that reach them, so an empty Δ alone is *partial*
+//! equivalence; `equivalent` also needs this. It sits after `analysis`, beside `delta`.
+//!
+//! The argument, per construct of the product:
+//! * a pair of loops run in lockstep terminates alike when, at every iteration's test, both
+//!   versions' activity guards have the same value in every sub-state of the fixpoint (then
+//!   both bodies run equally often), or when each version's loop terminates on its own;
+//! * a loop of one version (unmatched, inlined, or kept whole) must terminate on its own
+//!   ([`crate::gcl::loops`]);
+//! * a call to a function of the file must reach one that terminates on every input, or be a
+//!   matched pair of calls to the same unchanged function whose arguments are equal in every
+//!   sub-state that reaches it (both calls then behave alike, returning or not);
+//! * calls to functions outside the file are assumed to return (they are effects compared
+//!   between the versions).
+
+use std::collections::{BTreeSet, HashSet};
+
+use crate::analysis::{equal_exprs, eval_guard, Analysis, Overflow, Tri};
+use crate::correlate::{Correlated, Side};
+use crate::diag::Result;
+use crate::gcl::loops::{back_edges, loop_terminates, terminating_functions};
+use crate::gcl::InstrKind;
+use crate::ir::Callee;
+
+/// Whether the versions provably terminate on the same inputs.
+#[derive(Clone, Debug, Default)]
+pub struct Termination {
+    pub proven: bool,
+    /// Why it is not proven (one line each, with the source line).
+    pub reasons: Vec<String>,
+}
+
+pub fn check(c: &Correlated, a: &Analysis, changed: &BTreeSet<String>) -> Result<Termination> {
+    let f = c.product();
+    let wrap = a.semantics.overflow == Overflow::Wrap;
+    let mut reasons: Vec<String> = vec![];
+    let mut note = |r: String| {
+        if !reasons.contains(&r) {
+            reasons.push(r);
+        }
+    };
+    for (back, head) in back_edges(f) {
+        if let Some(l) = c.lockstep.iter().find(|l| l.back == back) {
+            if agree(a, l.test, l.act_old, l.act_new)? || alone_ok(c, l, wrap) {
+                continue;
+            }
+            note(format!(
+                "the loops at old line {} and new line {} may run a different number of times",
+                l.old_line, l.new_line
+            ));
+            continue;
+        }
+        if let Err(why) = loop_terminates(f, head, back, wrap) {
+            let side = match c.origins.get(back).map(|o| o.side) {
+                Some(Side::Old) => "old",
+                Some(Side::New) => "new",
+                _ => "product",
+            };
+            note(format!(
+                "the loop at {side} line {} may not terminate: {why}",
+                f.instrs[back].line
+            ));
+        }
+    }
+    let defined: HashSet<&str> = c
+        .program
+        .functions
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    let terminating = terminating_functions(&c.program, wrap);
+    let calls = crate::changes::CallGraph::new(&c.program);
+    let mut skip_next = false;
+    for (p, ins) in f.instrs.iter().enumerate() {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let InstrKind::Call { callee, .. } = &ins.kind else {
+            continue;
+        };
+        let side = c.origins.get(p).map_or(Side::Glue, |o| o.side);
+        match callee {
+            Callee::Direct(n) if !defined.contains(n.as_str()) => {}
+            Callee::Direct(n) if terminating.contains(n) => {}
+            Callee::Direct(n) => {
+                if matched_call_pair(c, a, p, n, changed)? {
+                    skip_next = true;
+                    continue;
+                }
+                note(format!(
+                    "the call to `{}` at line {} may not return",
+                    n.trim_end_matches('\''),
+                    ins.line
+                ));
+            }
+            Callee::Indirect(_) => {
+                // Any function of this version whose address is taken may be called.
+                let mine = |n: &&String| (side == Side::New) == n.ends_with('\'');
+                let bad = calls
+                    .address_taken()
+                    .iter()
+                    .filter(mine)
+                    .find(|n| !terminating.contains(*n));
+                if let Some(n) = bad {
+                    note(format!(
+                        "the call through a pointer at line {} may reach `{}`, which may not return",
+                        ins.line,
+                        n.trim_end_matches('\'')
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Termination {
+        proven: reasons.is_empty(),
+        reasons,
+    })
+}
+
+/// Whether in every sub-state before `test` both activity guards are known and equal.
+fn agree(
+    a: &Analysis,
+    test: usize,
+    act_old: crate::ir::GuardId,
+    act_new: crate::ir::GuardId,
+) -> Result<bool> {
+    use crate::analysis::Soft;
+    let Some(state) = a.states.get(test).and_then(|s| s.as_ref()) else {
+        return Ok(true);
+    };
+    for s in state {
+        if s.data.s_is_bottom()? {
+            continue;
+        }
+        match (s.ctx.get(&act_old), s.ctx.get(&act_new)) {
+            (Some(x), Some(y)) if x == y => {}
+            _ => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
+/// Whether each version's own loop behind a lockstep pair terminates on its own.
+fn alone_ok(c: &Correlated, l: &crate::correlate::Lockstep, wrap: bool) -> bool {
+    let versions = [
+        (c.name.clone(), l.old_back),
+        (format!("{}'", c.name), l.new_back),
+    ];
+    versions.iter().all(|(name, back)| {
+        let Some(g) = c.program.function(name) else {
+            return false;
+        };
+        let Some(InstrKind::Goto(lbl)) = g.instrs.get(*back).map(|i| &i.kind) else {
+            return false;
+        };
+        let Some(&head) = g.labels.get(lbl.index()) else {
+            return false;
+        };
+        loop_terminates(g, head, *back, wrap).is_ok()
+    })
+}
+
+/// Whether the call at `p` (old version) and the one right after it (new version) are a
+/// matched pair of calls to the same unchanged function, with equal arguments wherever they
+/// run.
+fn matched_call_pair(
+    c: &Correlated,
+    a: &Analysis,
+    p: usize,
+    name: &str,
+    changed: &BTreeSet<String>,
+) -> Result<bool> {
+    use crate::analysis::Soft;
+    let f = c.product();
+    let (Some(o), Some(n)) = (c.origins.get(p), c.origins.get(p + 1)) else {
+        return Ok(false);
+    };
+    if !(o.side == Side::Old && n.side == Side::New && o.matched && n.matched) {
+        return Ok(false);
+    }
+    let (
+        InstrKind::Call {
+            callee: Callee::Direct(on),
+            args: oa,
+            ..
+        },
+        InstrKind::Call {
+            callee: Callee::Direct(nn),
+            args: na,
+            ..
+        },
+    ) = (&f.instrs[p].kind, &f.instrs[p + 1].kind)
+    else {
+        return Ok(false);
+    };
+    if on != name || *nn != format!("{on}'") || changed.contains(on) || oa.len() != na.len() {
+        return Ok(false);
+    }
+    let Some(state) = a.states.get(p).and_then(|s| s.as_ref()) else {
+        return Ok(true);
+    };
+    for s in state {
+        if s.data.s_is_bottom()? {
+            continue;
+        }
+        let go = eval_guard(&f.instrs[p].guard, &s.ctx);
+        let gn = eval_guard(&f.instrs[p + 1].guard, &s.ctx);
+        match (go, gn) {
+            (Tri::False, Tri::False) => continue,
+            (Tri::True, Tri::True) => {}
+            _ => return Ok(false),
+        }
+        for (x, y) in oa.iter().zip(na) {
+            if !equal_exprs(c, &a.dims, a.semantics, x, y, s)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,368 @@
+//! The classes of wrong verdicts found outside the fuzzer's generator, one pair per form, each
+//! with the verdicts it may and may not get.
+//!
+//! Every pair here once got `equivalent` or `unchanged` (or a witness that was no difference)
+//! although the two versions behave differently when compiled: changed initializers behind
+//! unchanged text, aggregates returned by value, termination, IEEE floating point, calls
+//! through function pointers, helpers with effects, and witnesses differing only in the sign of
+//! zero. A pair's `different` verdict must come with a witness that native execution confirms
+//! (`--validate native`), where the native harness can run the function (scalar results).
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::run_with_timeout;
+use serde_json::Value as Json;
+
+/// What a function's verdict must be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Want {
+    /// The versions give different results on some terminating input: never `equivalent`,
+    /// `unchanged` or `partially-equivalent`.
+    Differs,
+    /// The versions differ only in termination: never `equivalent` or `unchanged`.
+    DiffersInTermination,
+    /// `different`, with a witness (validated natively when the harness can run it).
+    Witness,
+    /// The versions behave alike: never `different`.
+    Same,
+}
+
+struct Case {
+    name: &'static str,
+    old: &'static str,
+    new: &'static str,
+    /// `(function, want)`; whole-file mode unless `only` is set.
+    functions: &'static [(&'static str, Want)],
+    only: bool,
+}
+
+const CASES: &[Case] = &[
+    // 1. Changed initializers behind unchanged text (whole-file mode).
+    Case {
+        name: "global_scalar_init",
+        old: "int g = 1;\nint f(int x) { return x + g; }\n",
+        new: "int g = 2;\nint f(int x) { return x + g; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "file_static_init",
+        old: "static int g = 1;\nint f(int x) { return x * g; }\n",
+        new: "static int g = 3;\nint f(int x) { return x * g; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "static_const_observable",
+        old: "static const int K = 3;\nint f(int x) { return x + K; }\n",
+        new: "static const int K = 4;\nint f(int x) { return x + K; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "static_const_not_observable",
+        old: "static const int K = 3;\nint f(int x) { return K > 0 ? x : -x; }\n",
+        new: "static const int K = 4;\nint f(int x) { return K > 0 ? x : -x; }\n",
+        functions: &[("f", Want::Same)],
+        only: false,
+    },
+    Case {
+        name: "global_array_init",
+        old: "int t[3] = {1, 2, 3};\nint f(int i) { return t[i & 1]; }\n",
+        new: "int t[3] = {1, 5, 3};\nint f(int i) { return t[i & 1]; }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "const_array_init",
+        old: "static const int t[] = {1, 2, 3};\nint f(int i) { return t[2] + i; }\n",
+        new: "static const int t[] = {1, 2, 4};\nint f(int i) { return t[2] + i; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "global_through_helper",
+        old: "static int g = 1;\nstatic int get(void) { return g; }\nint f(int x) { return get() + x; }\n",
+        new: "static int g = 2;\nstatic int get(void) { return g; }\nint f(int x) { return get() + x; }\n",
+        functions: &[("f", Want::Witness), ("get", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "global_only_printed",
+        old: "#include <stdio.h>\nint g = 1;\nvoid f(void) { printf(\"%d\\n\", g); }\n",
+        new: "#include <stdio.h>\nint g = 2;\nvoid f(void) { printf(\"%d\\n\", g); }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "volatile_global_init",
+        old: "volatile int v = 1;\nint f(void) { return v; }\n",
+        new: "volatile int v = 2;\nint f(void) { return v; }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "volatile_reads_are_not_equal",
+        old: "volatile int v;\nint f(void) { return v - v; }\n",
+        new: "volatile int v;\nint f(void) { return 0; }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "static_local_init",
+        old: "int f(int x) { static int c = 0; c += x; return c; }\n",
+        new: "int f(int x) { static int c = 1; c += x; return c; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "csmith_checksum",
+        old: "#include <stdint.h>\n#include <stdio.h>\nstatic int32_t g_2 = 6L;\nstatic int32_t func_1(void) { return g_2; }\nint main(void) { printf(\"checksum = %d\\n\", func_1()); return 0; }\n",
+        new: "#include <stdint.h>\n#include <stdio.h>\nstatic int32_t g_2 = 7L;\nstatic int32_t func_1(void) { return g_2; }\nint main(void) { printf(\"checksum = %d\\n\", func_1()); return 0; }\n",
+        functions: &[("func_1", Want::Witness), ("main", Want::Differs)],
+        only: false,
+    },
+    // 2. Aggregates returned by value.
+    Case {
+        name: "struct_return_guarded_field",
+        old: "typedef struct { int a, b; } P;\nP mk(int t, int v) { P o; o.a = t; o.b = 0; if (t > 0) o.b = v; return o; }\n",
+        new: "typedef struct { int a, b; } P;\nP mk(int t, int v) { P o; o.a = t; o.b = 0; if (t < 0) o.b = v; return o; }\n",
+        functions: &[("mk", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "struct_return_swapped_fields",
+        old: "typedef struct { int a, b; } P;\nP sw(int x, int y) { P p; p.a = x; p.b = y; return p; }\n",
+        new: "typedef struct { int a, b; } P;\nP sw(int x, int y) { P p; p.a = y; p.b = x; return p; }\n",
+        functions: &[("sw", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "struct_return_nested_and_array",
+        old: "struct In { int x; char c; };\nstruct S { int a; struct In in; int arr[3]; };\nstruct S f(int t) { struct S s = {0}; s.a = t; s.in.x = t + 1; s.arr[1] = t; return s; }\n",
+        new: "struct In { int x; char c; };\nstruct S { int a; struct In in; int arr[3]; };\nstruct S f(int t) { struct S s = {0}; s.a = t; s.in.x = t + 1; s.arr[2] = t; return s; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "struct_return_nested_field",
+        old: "struct In { int x; int y; };\nstruct S { struct In in; };\nstruct S f(int t) { struct S s; s.in.x = t; s.in.y = 0; return s; }\n",
+        new: "struct In { int x; int y; };\nstruct S { struct In in; };\nstruct S f(int t) { struct S s; s.in.x = 0; s.in.y = t; return s; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "union_return",
+        old: "union U { int i; float f; };\nunion U u(int t) { union U r; r.i = t; return r; }\n",
+        new: "union U { int i; float f; };\nunion U u(int t) { union U r; r.i = t + 1; return r; }\n",
+        functions: &[("u", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "struct_parameter_returned",
+        old: "struct S { int a, b; };\nstruct S f(struct S s) { s.a = 1; return s; }\n",
+        new: "struct S { int a, b; };\nstruct S f(struct S s) { s.b = 1; return s; }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "struct_global_whole_store",
+        old: "struct S { int a, b; };\nstruct S gs;\nstatic void put(int x) { struct S t = {x, 0}; gs = t; }\nvoid f(int x) { put(x); }\n",
+        new: "struct S { int a, b; };\nstruct S gs;\nstatic void put(int x) { struct S t = {x, 1}; gs = t; }\nvoid f(int x) { put(x); }\n",
+        functions: &[("f", Want::Differs), ("put", Want::Differs)],
+        only: false,
+    },
+    // 3. Termination.
+    Case {
+        name: "loop_from_odd_value",
+        old: "int f(int x) { while (x != 0) x -= 2; return 0; }\n",
+        new: "int f(int x) { return 0; }\n",
+        functions: &[("f", Want::DiffersInTermination)],
+        only: false,
+    },
+    Case {
+        name: "counter_never_incremented",
+        old: "int f(int n) { int s = 0, i = 0; while (i < n) s++; return 0; }\n",
+        new: "int f(int n) { return 0; }\n",
+        functions: &[("f", Want::DiffersInTermination)],
+        only: false,
+    },
+    Case {
+        name: "counter_steps_over_bound",
+        old: "int f(int n) { int s = 0; for (int i = 0; i != n; i += 2) s++; return 0; }\n",
+        new: "int f(int n) { return 0; }\n",
+        functions: &[("f", Want::DiffersInTermination)],
+        only: false,
+    },
+    // 4. Floating point beyond the reals.
+    Case {
+        name: "nan_self_compare",
+        old: "int f(double x) { return x != x; }\n",
+        new: "int f(double x) { return 0; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "plus_one_greater",
+        old: "int f(double x) { return x + 1.0 > x; }\n",
+        new: "int f(double x) { return 1; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    // 5. Calls through function pointers.
+    Case {
+        name: "function_pointer_target",
+        old: "static int k(int x) { return x + 1; }\nint (*fp)(int) = k;\nint run(int x) { return fp(x); }\n",
+        new: "static int k(int x) { return x + 2; }\nint (*fp)(int) = k;\nint run(int x) { return fp(x); }\n",
+        functions: &[("run", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "function_pointer_table",
+        old: "static int k1(int x) { return x + 1; }\nstatic int k2(int x) { return x + 2; }\nstatic int (*const tbl[2])(int) = { k1, k2 };\nint run(int i, int x) { return tbl[i & 1](x); }\n",
+        new: "static int k1(int x) { return x + 1; }\nstatic int k2(int x) { return x + 3; }\nstatic int (*const tbl[2])(int) = { k1, k2 };\nint run(int i, int x) { return tbl[i & 1](x); }\n",
+        functions: &[("run", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "function_pointer_void_effect",
+        old: "#include <stdio.h>\nstatic void h(int x) { printf(\"%d\\n\", x); }\nvoid (*fp)(int) = h;\nvoid run(int x) { fp(x); }\n",
+        new: "#include <stdio.h>\nstatic void h(int x) { printf(\"%d\\n\", x + 1); }\nvoid (*fp)(int) = h;\nvoid run(int x) { fp(x); }\n",
+        functions: &[("run", Want::Differs)],
+        only: true,
+    },
+    // Helpers with output are effects: their calls are compared, not only their results.
+    Case {
+        name: "helper_output_arguments",
+        old: "#include <stdio.h>\nstatic void h(int x) { printf(\"%d\\n\", x); }\nvoid f(int x) { h(x + 1); }\n",
+        new: "#include <stdio.h>\nstatic void h(int x) { printf(\"%d\\n\", x); }\nvoid f(int x) { h(x + 2); }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
+    // 6. Witnesses that differ only in the sign of zero.
+    Case {
+        name: "times_zero",
+        old: "double f(double x) { return x * 0.0; }\n",
+        new: "double f(double x) { return 0.0; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "negated_difference",
+        old: "double f(double x) { return -(x - 1); }\n",
+        new: "double f(double x) { return 1 - x; }\n",
+        functions: &[("f", Want::Same)],
+        only: false,
+    },
+];
+
+fn dizy(dir: &std::path::Path, case: &Case) -> Json {
+    let (o, n) = (dir.join("old.c"), dir.join("new.c"));
+    std::fs::write(&o, case.old).unwrap();
+    std::fs::write(&n, case.new).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
+    cmd.args([
+        "diff",
+        "--format",
+        "json",
+        "--timeout",
+        "20",
+        "--validate",
+        "native",
+    ])
+    .arg(&o)
+    .arg(&n);
+    if case.only {
+        for (f, _) in case.functions {
+            cmd.args(["--function", f]);
+        }
+    }
+    let out = run_with_timeout(&mut cmd, None, Duration::from_secs(120));
+    assert!(
+        !out.timed_out && matches!(out.code(), Some(0..=2)),
+        "{}: dizy failed: {:?}\n{}",
+        case.name,
+        out.status,
+        out.stderr
+    );
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{}: no JSON ({e}): {}", case.name, out.stderr))
+}
+
+/// Whether the native harness can run `f`: a scalar (or void) result.
+fn scalar_result(src: &str, f: &str) -> bool {
+    let line = src
+        .lines()
+        .find(|l| l.contains(&format!(" {f}(")))
+        .unwrap_or("");
+    !line.starts_with("struct") && !line.starts_with("union") && !line.starts_with("P ")
+}
+
+#[test]
+fn every_class_gets_a_right_verdict() {
+    let mut failures = vec![];
+    for case in CASES {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dizy(dir.path(), case);
+        for (name, want) in case.functions {
+            let Some(f) = report["functions"]
+                .as_array()
+                .and_then(|a| a.iter().find(|x| x["name"] == *name))
+            else {
+                failures.push(format!("{}: no verdict for {name}", case.name));
+                continue;
+            };
+            let verdict = f["verdict"].as_str().unwrap_or("");
+            let bad = match want {
+                Want::Differs => {
+                    matches!(verdict, "equivalent" | "unchanged" | "partially-equivalent")
+                }
+                Want::DiffersInTermination => matches!(verdict, "equivalent" | "unchanged"),
+                Want::Witness => verdict != "different",
+                Want::Same => verdict == "different",
+            };
+            if bad {
+                failures.push(format!(
+                    "{}: {name} is {verdict}, wanted {want:?}; notes {}",
+                    case.name, f["notes"]
+                ));
+                continue;
+            }
+            if verdict == "different" && scalar_result(case.old, name) {
+                let by = f["witness"]["validated_by"].as_str().unwrap_or("");
+                let notes = f["notes"].to_string();
+                // Native validation refutes a false witness (the verdict then drops); a witness
+                // it cannot run (no native harness for it) is noted as such.
+                if !by.contains("native") && !notes.contains("native validation not applicable") {
+                    failures.push(format!(
+                        "{}: {name}'s witness is not confirmed natively: {by}; notes {notes}",
+                        case.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The note for a difference only in the sign of zero names the input, and no witness is made
+/// of it.
+#[test]
+fn sign_of_zero_is_a_note_not_a_witness() {
+    let case = &CASES
+        .iter()
+        .find(|c| c.name == "negated_difference")
+        .expect("case");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dizy(dir.path(), case);
+    let f = &report["functions"][0];
+    assert!(f["witness"].is_null(), "{f}");
+    assert!(
+        f["notes"].to_string().contains("sign of a zero"),
+        "a note names the sign-of-zero input: {}",
+        f["notes"]
+    );
+}
