@@ -1,7 +1,9 @@
 //! Diagnostics: the one error type every stage returns for bad or unsupported input.
 //!
 //! Takes a message and, where known, the file and line it concerns; gives `file:line: message`
-//! text. The CLI maps every `Error` to exit status 2 (DESIGN §9).
+//! text. The CLI maps every `Error` to exit status 2 (DESIGN §9). An error caused by a process
+//! that dizy started running into a resource limit says which ([`Error::limit`]), so that callers
+//! decide on the kind, not on the text.
 
 use std::fmt;
 
@@ -10,6 +12,17 @@ pub struct Error {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub msg: String,
+    /// The resource limit a process started by dizy ran into, when that is the cause.
+    pub limit: Option<Limit>,
+}
+
+/// A resource limit of a process started by dizy (see `resources::Limits`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The address-space limit, from `--max-memory`.
+    Memory,
+    /// The CPU-time limit, from `--timeout`.
+    CpuTime,
 }
 
 impl Error {
@@ -18,6 +31,7 @@ impl Error {
             file: None,
             line: None,
             msg: msg.into(),
+            limit: None,
         }
     }
     pub fn at(file: impl Into<String>, line: u32, msg: impl Into<String>) -> Error {
@@ -25,6 +39,7 @@ impl Error {
             file: Some(file.into()),
             line: Some(line),
             msg: msg.into(),
+            limit: None,
         }
     }
     pub fn in_file(file: impl Into<String>, msg: impl Into<String>) -> Error {
@@ -32,6 +47,14 @@ impl Error {
             file: Some(file.into()),
             line: None,
             msg: msg.into(),
+            limit: None,
+        }
+    }
+    /// A process dizy started for `file` ran into `limit`.
+    pub fn limit_hit(file: impl Into<String>, limit: Limit, msg: impl Into<String>) -> Error {
+        Error {
+            limit: Some(limit),
+            ..Error::in_file(file, msg)
         }
     }
     /// Fill in the file if the error does not name one yet.

@@ -586,7 +586,16 @@ fn one_function(
             ));
             witness = None;
         } else if opts.validate == Validate::Native {
-            native_note = validate_native(po, pn, name, w, opts);
+            native_note = match validate_native(po, pn, name, w, opts) {
+                Ok(note) => note,
+                // A process of the check ran into `--max-memory` or `--timeout`: like the
+                // analysis at its limits, no verdict.
+                Err(e) => {
+                    let mut r = report(name, Verdict::Timeout, start);
+                    r.error = Some(e.to_string());
+                    return r;
+                }
+            };
             // With `long double` only a confirmed witness counts.
             if native_note
                 .as_ref()
@@ -641,14 +650,15 @@ fn one_function(
 }
 
 /// Run `w` natively (`--validate native`): on success mark it, otherwise give a note and
-/// whether native execution refuted it (then the witness must not support `different`).
+/// whether native execution refuted it (then the witness must not support `different`); an
+/// error when the compiler or a run ran into a resource limit.
 fn validate_native(
     po: &GclProgram,
     pn: &GclProgram,
     name: &str,
     w: &mut crate::witness::Witness,
     opts: &DiffOptions,
-) -> Option<(bool, String)> {
+) -> Result<Option<(bool, String)>> {
     use crate::witness::native::{self, Native, Version};
     fn version(p: &GclProgram) -> Version<'_> {
         Version {
@@ -667,18 +677,20 @@ fn validate_native(
     ) {
         Native::Confirmed(by) => {
             w.validated_by = by;
-            None
+            Ok(None)
         }
-        Native::Refuted(why) => Some((
+        Native::Refuted(why) => Ok(Some((
             true,
             format!(
                 "native validation failed for the interpreter's witness ({}): {why}",
                 inputs.join(", ")
             ),
-        )),
-        Native::NotApplicable(why) => {
-            Some((false, format!("native validation not applicable: {why}")))
-        }
+        ))),
+        Native::NotApplicable(why) => Ok(Some((
+            false,
+            format!("native validation not applicable: {why}"),
+        ))),
+        Native::Limit(e) => Err(e),
     }
 }
 

@@ -258,6 +258,11 @@ fn run(cli: Cli) -> ExitCode {
             opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
             dizy::analysis::set_memory_limit_mb(max_memory);
             dizy::resources::start_watchdog(max_memory);
+            // The processes dizy starts (preprocessor, native validation) are bounded too.
+            dizy::resources::set_child_limits(dizy::resources::Limits::new(
+                max_memory,
+                opts.analysis.timeout,
+            ));
             if let Some(t) = opts.analysis.timeout {
                 frontend::set_time_limit(t);
             }

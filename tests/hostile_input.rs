@@ -590,10 +590,57 @@ fn gcl_of_sign_example() {
 /// with other tests in parallel, so only gross overruns (hangs) are caught.
 const TIME_SLACK: Duration = Duration::from_secs(90);
 
-/// An outcome and the peak resident size of the child in MiB (`None` where /proc is missing).
+/// An outcome and the peak resident size of the child in MiB (`None` where /proc is missing);
+/// `tree_peak_mb` is the largest sum of the resident sizes of the child and all its descendants
+/// (the preprocessor, the compiler), sampled every 20 ms.
 struct Measured {
     out: Outcome,
     peak_mb: Option<u64>,
+    tree_peak_mb: Option<u64>,
+}
+
+/// Resident size (`VmRSS`) of `pid` plus all its descendants, in KiB: the parent of every
+/// process is read from `/proc/*/stat`.
+fn tree_rss_kib(root: u32) -> Option<u64> {
+    let mut parent: Vec<(u32, u32)> = vec![];
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`; comm may contain spaces and parentheses.
+        let after = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+            parent.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for &(pid, ppid) in &parent {
+            if tree.contains(&ppid) && !tree.contains(&pid) {
+                tree.push(pid);
+                grew = true;
+            }
+        }
+    }
+    let mut kib = 0;
+    for pid in tree {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+            continue;
+        };
+        if let Some(l) = status.lines().find(|l| l.starts_with("VmRSS:")) {
+            kib += l
+                .split_whitespace()
+                .nth(1)
+                .and_then(|k| k.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Some(kib)
 }
 
 /// Peak resident size so far (`VmHWM`) of process `pid`, in MiB.
@@ -619,12 +666,20 @@ fn dizy_measured(args: &[OsString], deadline: Duration) -> Measured {
         .spawn()
         .expect("spawn dizy");
     let mut peak: Option<u64> = None;
+    let mut tree_peak: Option<u64> = None;
+    let mut tree_sampled: Option<std::time::Instant> = None;
     let mut timed_out = false;
     let status = loop {
         // Sample before checking for exit: VmHWM is a high-water mark, so the last sample taken
         // while the process is alive covers everything up to then.
         if let Some(mb) = vm_hwm_mb(child.id()) {
             peak = Some(peak.map_or(mb, |p| p.max(mb)));
+        }
+        if tree_sampled.is_none_or(|t| t.elapsed() >= Duration::from_millis(20)) {
+            tree_sampled = Some(std::time::Instant::now());
+            if let Some(kib) = tree_rss_kib(child.id()) {
+                tree_peak = Some(tree_peak.map_or(kib / 1024, |p| p.max(kib / 1024)));
+            }
         }
         if let Some(st) = child.try_wait().unwrap() {
             break Some(st);
@@ -648,7 +703,11 @@ fn dizy_measured(args: &[OsString], deadline: Duration) -> Measured {
         "dizy {args:?} did not finish within {deadline:?} (killed)\nstderr: {}",
         out.stderr
     );
-    Measured { out, peak_mb: peak }
+    Measured {
+        out,
+        peak_mb: peak,
+        tree_peak_mb: tree_peak,
+    }
 }
 
 /// `dizy diff OLD NEW --format json EXTRA…`
@@ -939,6 +998,73 @@ fn diff_macro_bomb() {
         "{}",
         describe("diff a.c bomb.c", &m.out)
     );
+}
+
+/// The macro bomb of 11 levels of 8-way fan-out (8^11 tokens), used directly (`cc -E` streams
+/// its output and runs into the output cap or the memory limit) and as a macro argument (which
+/// the preprocessor expands completely before it prints anything: without limits on the
+/// preprocessor, `cc -E` grew to 17 GB in about a minute). Both end with status 2 and a message
+/// naming the file; the processes dizy starts are bounded by `--max-memory`, so dizy and its
+/// children together stay within it plus slack, and by `--timeout`.
+#[test]
+fn diff_macro_bomb_children_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write(tmp.path(), "a.c", SMALL);
+    let mut defs = String::from("#define ID(x) x\n#define A0 x\n");
+    for i in 1..=11 {
+        let fan = vec![format!("A{}", i - 1); 8].join(" + ");
+        defs.push_str(&format!("#define A{i} ({fan})\n"));
+    }
+    let (max_memory, timeout) = (1024, 20);
+    for (name, body) in [("bomb.c", "A11"), ("bomb_arg.c", "ID(A11)")] {
+        let src = format!("{defs}int f(int x)\n{{\n    return {body};\n}}\n");
+        let bomb = write(tmp.path(), name, src);
+        let args = diff_args(
+            &a,
+            &bomb,
+            &[
+                "--timeout",
+                &timeout.to_string(),
+                "--max-memory",
+                &max_memory.to_string(),
+            ],
+        );
+        let m = dizy_measured(&args, Duration::from_secs(timeout) + TIME_SLACK);
+        let what = format!("diff a.c {name} --max-memory {max_memory} --timeout {timeout}");
+        eprintln!(
+            "{what}: status {:?}, wall {:.1} s, peak resident of dizy and its children {:?} MiB",
+            m.out.code(),
+            m.out.elapsed.as_secs_f64(),
+            m.tree_peak_mb
+        );
+        assert_diff_rejects(&what, &m.out, name, None);
+        assert!(
+            m.out.stderr.contains("preprocess"),
+            "{}",
+            describe(&what, &m.out)
+        );
+        if name == "bomb_arg.c" {
+            // Nothing is printed before the expansion is complete: only the limit stops it.
+            assert!(
+                m.out.stderr.contains(&format!(
+                    "{name}: the preprocessor exceeded the memory limit (--max-memory {max_memory} MB)"
+                )),
+                "{}",
+                describe(&what, &m.out)
+            );
+        }
+        assert!(
+            m.out.elapsed < Duration::from_secs(timeout) + TIME_SLACK,
+            "{what}: {:?}",
+            m.out.elapsed
+        );
+        if let Some(peak) = m.tree_peak_mb {
+            assert!(
+                peak <= max_memory + MEMORY_SLACK_MB,
+                "{what}: dizy and its children peaked at {peak} MiB resident"
+            );
+        }
+    }
 }
 
 /// Resource limits of the big-function cases.

@@ -16,7 +16,9 @@
 //! Robustness: the preprocessed text is scanned for nesting depth (the parser is recursive) and
 //! for runs of `++`/`--` (they make it exponential) before parsing, and parsing runs on a thread
 //! with a large stack, so hostile input yields an [`Error`] rather than a crash. Source files and preprocessed text are capped in size, and the
-//! preprocessor is killed when its output or running time exceeds a bound (macro bombs).
+//! preprocessor is killed when its output or running time exceeds a bound (macro bombs); it
+//! runs under the address-space and CPU-time limits of [`crate::resources::Limits`], and one
+//! that runs into them ends the file with an error naming the limit.
 
 pub mod compile_commands;
 mod consteval;
@@ -194,8 +196,16 @@ fn preprocess(
 ) -> Result<(String, Vec<(String, String)>)> {
     let mut standins: Option<StandinDir> = None;
     let mut missing: Vec<(String, String)> = vec![];
+    // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock
+    // kill of `output_bounded` stays: it usually comes first).
+    let limits = crate::resources::Limits::current();
     loop {
-        let mut cmd = Command::new(&opts.cpp);
+        let mut cmd = limits.command(&opts.cpp).map_err(|e| {
+            Error::in_file(
+                display,
+                format!("cannot run preprocessor `{}`: {e}", opts.cpp),
+            )
+        })?;
         cmd.arg("-E")
             .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
         for d in &opts.include_dirs {
@@ -214,6 +224,7 @@ fn preprocess(
             cmd.arg("-idirafter").arg(&dir.0);
         }
         cmd.arg(path);
+        let started = std::time::Instant::now();
         let out = output_bounded(&mut cmd).map_err(|e| {
             Error::in_file(
                 display,
@@ -242,6 +253,13 @@ fn preprocess(
                 }
             })?;
             return Ok((text, missing));
+        }
+        if let Some(hit) = limits.hit(&out.status, started.elapsed(), Some(&out.stderr)) {
+            return Err(Error::limit_hit(
+                display,
+                hit,
+                format!("the preprocessor exceeded {}", limits.describe(hit)),
+            ));
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
         if missing.len() < MAX_MISSING_HEADERS {

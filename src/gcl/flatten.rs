@@ -62,6 +62,7 @@ fn err(line: Line, msg: impl Into<String>) -> Error {
         file: None,
         line: Some(line.0),
         msg: msg.into(),
+        limit: None,
     }
 }
 

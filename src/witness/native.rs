@@ -14,7 +14,9 @@
 //! whose witness native execution refutes. Values cross the boundary as bits (floating point)
 //! or decimal (integers) and are rendered with the interpreter's own literal formatting, so the
 //! two sides are compared as the same strings. [`run_with_timeout`] is also the process runner
-//! of the integration tests.
+//! of the integration tests. The compiler and the runs are bounded by [`Limits`] (address space
+//! from `--max-memory`, CPU time from `--timeout` and their own wall-clock bounds); one that
+//! runs into a limit gives [`Native::Limit`].
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -23,10 +25,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{differ, Behaviour, Witness};
+use crate::diag::{Error, Limit};
 use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::interp::{self, Value};
 use crate::ir::{CType, VarKind};
+use crate::resources::Limits;
 
 /// Sanitizers the harness is built with; float-to-int overflow is undefined in C and in the
 /// interpreter, so it is checked too.
@@ -42,6 +46,9 @@ pub enum Native {
     Refuted(String),
     /// The witness cannot be checked natively (the reason says why).
     NotApplicable(String),
+    /// The compiler or a run ran into a resource limit of [`Limits`]; the error names the
+    /// version's file and the limit.
+    Limit(Error),
 }
 
 /// One version as the harness needs it.
@@ -56,6 +63,8 @@ pub enum RunResult {
     Ran(Behaviour),
     /// UBSan report, crash, non-zero exit, timeout or missing result.
     Failed(String),
+    /// Stopped by a limit of [`Limits`] (with the limits it ran under).
+    Limit(Limits, Limit),
 }
 
 /// Check `w` natively. `timeout` bounds each run (compilation has its own generous bound).
@@ -79,11 +88,33 @@ pub fn validate(
             Ok(s) => s,
             Err(e) => return Native::NotApplicable(e),
         };
+        let file = v.source.display().to_string();
         let exe = match compile(&dir.0, tag, &src, fe) {
             Ok(p) => p,
-            Err(e) => return Native::NotApplicable(format!("{tag} version: {e}")),
+            Err(Built::Failed(e)) => return Native::NotApplicable(format!("{tag} version: {e}")),
+            Err(Built::Limit(limits, hit)) => {
+                return Native::Limit(Error::limit_hit(
+                    file,
+                    hit,
+                    format!(
+                        "`{}` building the native harness of the {tag} version exceeded {}",
+                        fe.cpp,
+                        limits.describe(hit)
+                    ),
+                ))
+            }
         };
         let res = run(&exe, &dir.0.join(format!("{tag}.out")), v, func, timeout);
+        if let RunResult::Limit(limits, hit) = res {
+            return Native::Limit(Error::limit_hit(
+                file,
+                hit,
+                format!(
+                    "the native run of the {tag} version exceeded {}",
+                    limits.describe(hit)
+                ),
+            ));
+        }
         results.push((tag, observable(v, func, claimed), res));
     }
     let mut natives = vec![];
@@ -93,6 +124,7 @@ pub fn validate(
             RunResult::Failed(why) => {
                 return Native::Refuted(format!("the {tag} version {why} natively"));
             }
+            RunResult::Limit(..) => unreachable!("returned above"),
         });
     }
     let (o, n) = (&natives[0], &natives[1]);
@@ -345,11 +377,25 @@ fn c_string(p: &Path) -> String {
         .replace('"', "\\\"")
 }
 
-fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<PathBuf, String> {
+/// Why a harness was not built.
+enum Built {
+    Failed(String),
+    Limit(Limits, Limit),
+}
+
+/// How long the compiler may take to build a harness (wall clock; its CPU time is bounded by
+/// this too, and by `--timeout`).
+const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<PathBuf, Built> {
     let c = dir.join(format!("{tag}_harness.c"));
     let exe = dir.join(format!("{tag}_harness"));
-    std::fs::write(&c, src).map_err(|e| format!("cannot write the harness: {e}"))?;
-    let mut cmd = Command::new(&fe.cpp);
+    std::fs::write(&c, src).map_err(|e| Built::Failed(format!("cannot write the harness: {e}")))?;
+    // UBSan only: an ASan build could not run under the address-space limit (see `Limits`).
+    let limits = Limits::current().cpu_at_most(COMPILE_TIMEOUT);
+    let mut cmd = limits
+        .command(&fe.cpp)
+        .map_err(|e| Built::Failed(format!("cannot run `{}`: {e}", fe.cpp)))?;
     cmd.args([
         "-std=gnu11",
         "-O0",
@@ -364,9 +410,16 @@ fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<P
         cmd.arg(format!("-D{d}"));
     }
     cmd.arg("-o").arg(&exe).arg(&c);
-    let out = run_with_timeout(&mut cmd, None, Duration::from_secs(120));
+    let out = run_with_timeout(&mut cmd, None, COMPILE_TIMEOUT);
     if out.status.is_some_and(|s| s.success()) {
         return Ok(exe);
+    }
+    if let Some(hit) = out
+        .status
+        .filter(|_| !out.timed_out)
+        .and_then(|s| limits.hit(&s, out.elapsed, Some(&out.stderr)))
+    {
+        return Err(Built::Limit(limits, hit));
     }
     let err = String::from_utf8_lossy(&out.stderr);
     let first = err
@@ -375,12 +428,20 @@ fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<P
         .or_else(|| err.lines().next())
         .unwrap_or(if out.timed_out { "timed out" } else { "failed" })
         .trim();
-    Err(format!("`{}` cannot build the harness: {first}", fe.cpp))
+    Err(Built::Failed(format!(
+        "`{}` cannot build the harness: {first}",
+        fe.cpp
+    )))
 }
 
 fn run(exe: &Path, out: &Path, v: &Version, func: &str, timeout: Duration) -> RunResult {
+    let limits = Limits::current().cpu_at_most(timeout);
+    let mut cmd = match limits.command(exe) {
+        Ok(c) => c,
+        Err(e) => return RunResult::Failed(format!("could not be started ({e})")),
+    };
     let r = run_with_timeout(
-        Command::new(exe).arg(out).env(
+        cmd.arg(out).env(
             "UBSAN_OPTIONS",
             "print_stacktrace=0:halt_on_error=1:exitcode=86",
         ),
@@ -390,6 +451,10 @@ fn run(exe: &Path, out: &Path, v: &Version, func: &str, timeout: Duration) -> Ru
     let stderr = String::from_utf8_lossy(&r.stderr);
     if r.timed_out {
         return RunResult::Failed(format!("did not finish within {timeout:?}"));
+    }
+    // The analysed code's own messages are not read for this: only how the process ended.
+    if let Some(hit) = r.status.and_then(|s| limits.hit(&s, r.elapsed, None)) {
+        return RunResult::Limit(limits, hit);
     }
     if let Some(ub) = stderr.lines().find(|l| l.contains("runtime error:")) {
         let msg = ub.split("runtime error:").nth(1).unwrap_or("").trim();
