@@ -61,7 +61,9 @@ pub struct Version<'a> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunResult {
     Ran(Behaviour),
-    /// UBSan report, crash, non-zero exit, timeout or missing result.
+    /// Did not finish within the run's time bound (a non-termination witness expects this).
+    TimedOut(Duration),
+    /// UBSan report, crash, non-zero exit or missing result.
     Failed(String),
     /// Stopped by a limit of [`Limits`] (with the limits it ran under).
     Limit(Limits, Limit),
@@ -105,6 +107,13 @@ pub fn validate(
             }
         };
         let res = run(&exe, &dir.0.join(format!("{tag}.out")), v, func, timeout);
+        // A version that did not return in the interpreter is expected to run on natively:
+        // running out of time (or of CPU seconds) confirms it.
+        let res = match (&res, claimed.diverged) {
+            (RunResult::TimedOut(_), Some(_)) => RunResult::Ran(claimed.clone()),
+            (RunResult::Limit(_, Limit::CpuTime), Some(_)) => RunResult::Ran(claimed.clone()),
+            _ => res,
+        };
         if let RunResult::Limit(limits, hit) = res {
             return Native::Limit(Error::limit_hit(
                 file,
@@ -123,6 +132,11 @@ pub fn validate(
             RunResult::Ran(b) => (tag, claimed, b),
             RunResult::Failed(why) => {
                 return Native::Refuted(format!("the {tag} version {why} natively"));
+            }
+            RunResult::TimedOut(t) => {
+                return Native::Refuted(format!(
+                    "the {tag} version did not finish within {t:?} natively"
+                ));
             }
             RunResult::Limit(..) => unreachable!("returned above"),
         });
@@ -450,7 +464,7 @@ fn run(exe: &Path, out: &Path, v: &Version, func: &str, timeout: Duration) -> Ru
     );
     let stderr = String::from_utf8_lossy(&r.stderr);
     if r.timed_out {
-        return RunResult::Failed(format!("did not finish within {timeout:?}"));
+        return RunResult::TimedOut(timeout);
     }
     // The analysed code's own messages are not read for this: only how the process ended.
     if let Some(hit) = r.status.and_then(|s| limits.hit(&s, r.elapsed, None)) {
