@@ -19,6 +19,10 @@ use crate::ir::{Expr, Place};
 /// Sub-states at a diff point beyond which they are joined (Join-Equiv) before Δ is computed.
 const MAX_STATE: usize = 256;
 
+/// Values that may differ in one sub-state beyond which they are reported together instead of
+/// one differing piece each.
+const MAX_SPLIT: usize = 8;
+
 /// Entries reported per diff point and kind before the rest is summarized.
 const MAX_ENTRIES: usize = 24;
 
@@ -250,28 +254,47 @@ fn compare_values(
             seed: names.seed(&s.data),
         });
     }
-    // The equivalent part.
-    let mut eq = s.data.clone();
+    // Pairs the sub-state proves equal stay equal in every piece of it: only the others can
+    // differ (one entailment each, instead of one per pair and piece).
+    let mut open: Vec<(Dim, Dim)> = vec![];
     for &(_, x, y) in &tracked {
-        eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))?;
+        if !s.data.s_entails(&eq_constraint(x, y, ConstraintKind::Eq))? {
+            open.push((x, y));
+        }
     }
-    if untracked.is_empty() && !eq.s_is_bottom()? {
-        out.equivalent.push(EqState {
-            constraints: names.text(&eq, &inputs)?,
+    // The equivalent part.
+    if untracked.is_empty() {
+        let mut eq = s.data.clone();
+        for &(x, y) in &open {
+            eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))?;
+        }
+        if !eq.s_is_bottom()? {
+            out.equivalent.push(EqState {
+                constraints: names.text(&eq, &inputs)?,
+            });
+        }
+    }
+    if open.len() > MAX_SPLIT {
+        // Many values may differ at once (an array after a store at an unknown index): one
+        // entry for all of them, constrained by the inputs only.
+        let mut vars: Vec<String> = open.iter().map(|&(x, _)| names.dim(x)).collect();
+        vars.dedup();
+        out.different.push(DiffState {
+            vars,
+            constraints: names.text(&s.data, &inputs)?,
+            inputs: names.text(&s.data, &inputs)?,
+            seed: names.seed(&s.data),
         });
+        return Ok(());
     }
     // The differing pieces. A floating value under IEEE semantics has no order in the domain
     // (its dimension only records identity): one piece, where equality is not entailed.
     let f = names.c.product();
-    for &(_, x, y) in &tracked {
+    for &(x, y) in &open {
         let identity_only = names.a.semantics.floats == crate::analysis::Floats::Ieee
             && names.a.dims.ty_of(&f.func, x).is_float();
         let pieces: Vec<AnyDomain> = if identity_only {
-            if s.data.s_entails(&eq_constraint(x, y, ConstraintKind::Eq))? {
-                vec![]
-            } else {
-                vec![s.data.clone()]
-            }
+            vec![s.data.clone()]
         } else {
             let mut v = vec![];
             for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
@@ -287,14 +310,14 @@ fn compare_values(
             }
             let mut vars: Vec<String> = vec![];
             let mut keep = inputs.clone();
-            for (_, x2, y2) in &tracked {
-                if !piece.s_entails(&eq_constraint(*x2, *y2, ConstraintKind::Eq))? {
-                    let n2 = names.dim(*x2);
+            for &(x2, y2) in &open {
+                if !piece.s_entails(&eq_constraint(x2, y2, ConstraintKind::Eq))? {
+                    let n2 = names.dim(x2);
                     if !vars.contains(&n2) {
                         vars.push(n2);
                     }
-                    keep.push(*x2);
-                    keep.push(*y2);
+                    keep.push(x2);
+                    keep.push(y2);
                 }
             }
             out.different.push(DiffState {

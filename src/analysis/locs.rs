@@ -65,8 +65,9 @@ pub struct Dims {
 }
 
 impl Dims {
-    /// Dimensions for every scalar variable and every cell of trackable aggregates of `f`.
-    pub fn new(f: &Function, structs: &[StructDef]) -> Dims {
+    /// Dimensions for every scalar variable and every cell of trackable aggregates of `f`,
+    /// except the aggregates in `no_cells` (kept untracked).
+    pub fn new(f: &Function, structs: &[StructDef], no_cells: &[VarId]) -> Dims {
         let mut d = Dims {
             of_var: vec![None; f.vars.len()],
             cells: vec![None; f.vars.len()],
@@ -83,6 +84,8 @@ impl Dims {
                 d.of_var[i] = Some(d.locs.len());
                 d.locs.push(Loc::Var(var));
                 d.names.push(v.name.clone());
+            } else if no_cells.contains(&var) {
+                continue;
             } else if let Some(leaves) = crate::ir::scalar_leaves(structs, &v.ty, MAX_CELLS) {
                 let mut cells = vec![];
                 for (path, offset, ty) in leaves {

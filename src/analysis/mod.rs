@@ -239,7 +239,10 @@ impl<'a> Analyzer<'a> {
     fn new(c: &'a Correlated, opts: &'a Options) -> Result<Self> {
         let f = c.product();
         let n = f.instrs.len();
-        let dims = Dims::new(&f.func, &c.program.program.structs);
+        // Copies of aggregate inputs would only serve the report: they cost a dimension per
+        // cell, so they stay untracked.
+        let copies: Vec<VarId> = c.inputs.iter().map(|i| i.copy).collect();
+        let dims = Dims::new(&f.func, &c.program.program.structs, &copies);
         let dim_pairs = dim_pairs(c, &dims);
         // Control flow: fallthrough and jumps.
         let mut preds = vec![vec![]; n + 1];
@@ -394,8 +397,11 @@ impl<'a> Analyzer<'a> {
         for inp in &self.c.inputs {
             let (po, pn, pc) = (parts(inp.old), parts(inp.new), parts(Some(inp.copy)));
             for part in po.iter().chain(&pn).chain(&pc) {
-                let (_, d, ty) = part;
-                if !wraps(ty, self.opts.overflow) {
+                let (path, d, ty) = part;
+                // Cells of aggregates go without: dozens of bounded dimensions make a polyhedron
+                // a box with exponentially many vertices, and a range is precision, not
+                // soundness (a wrapping result is checked against its type where it is stored).
+                if !wraps(ty, self.opts.overflow) || !path.is_empty() {
                     continue;
                 }
                 if let Some((lo, hi)) = type_range(ty) {
