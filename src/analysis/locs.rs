@@ -19,6 +19,11 @@ use crate::ir::{CType, ExprKind, Function, Place, StructDef, VarId};
 /// Scalar cells an aggregate variable may have and still be tracked.
 pub const MAX_CELLS: usize = 64;
 
+/// Elements an array may have and still be tracked element by element: a larger one costs a
+/// dimension per element in every state, and a store at an unknown index forgets them all
+/// anyway (array contents summaries are the memory model's job).
+pub const MAX_ARRAY_CELLS: u64 = 16;
+
 /// A numeric location.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Loc {
@@ -84,7 +89,7 @@ impl Dims {
                 d.of_var[i] = Some(d.locs.len());
                 d.locs.push(Loc::Var(var));
                 d.names.push(v.name.clone());
-            } else if no_cells.contains(&var) {
+            } else if no_cells.contains(&var) || has_big_array(structs, &v.ty) {
                 continue;
             } else if let Some(leaves) = crate::ir::scalar_leaves(structs, &v.ty, MAX_CELLS) {
                 let mut cells = vec![];
@@ -236,6 +241,17 @@ impl Dims {
                 }
             }
         }
+    }
+}
+
+/// Whether `t` has an array of more than [`MAX_ARRAY_CELLS`] elements (outside pointers).
+fn has_big_array(structs: &[StructDef], t: &CType) -> bool {
+    match t {
+        CType::Array(e, n) => n.is_none_or(|n| n > MAX_ARRAY_CELLS) || has_big_array(structs, e),
+        CType::Struct(s) => structs
+            .get(s.index())
+            .is_some_and(|d| d.fields.iter().any(|f| has_big_array(structs, &f.ty))),
+        _ => false,
     }
 }
 
