@@ -23,7 +23,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::analysis::{Canon, CanonPoint, Overflow};
 use crate::diag::{Error, Result};
 use crate::diff::{self, DiffOptions, Verdict};
 
@@ -48,31 +47,8 @@ pub struct Args {
     /// Runs per pair in `correlate` mode (the median is reported)
     #[arg(long, default_value_t = 7)]
     pub runs: usize,
-    /// Numeric domain of the sub-states
-    #[arg(long, default_value = "polyhedra", value_parser = ["polyhedra", "octagon", "interval"])]
-    pub domain: String,
-    /// Canonization strategy bounding the number of sub-states
-    #[arg(long, default_value = "join-equiv", value_parser = ["join-equiv", "join-all", "by-guards", "none"])]
-    pub canon: String,
-    /// Where canonization happens
-    #[arg(long = "canon-point", default_value = "diff", value_parser = ["diff", "converge", "join"])]
-    pub canon_point: String,
-    /// Loop-head iterations before widening
-    #[arg(long = "widen-delay", default_value_t = 2)]
-    pub widen_delay: usize,
-    /// Sub-states per program point before forced canonization
-    #[arg(long = "max-substates", default_value_t = 64)]
-    pub max_substates: usize,
-    /// Integer semantics: `math` or `wrap`
-    #[arg(long, default_value = "math", value_parser = ["math", "wrap"])]
-    pub overflow: String,
-    /// Seconds allowed per function (0: no limit)
-    #[arg(long, default_value_t = 60.0)]
-    pub timeout: f64,
-    /// Skip the search for distinguishing inputs (verdicts are then `equivalent` or
-    /// `possibly-different`, and times are those of the analysis alone)
-    #[arg(long = "no-witness")]
-    pub no_witness: bool,
+    #[command(flatten)]
+    pub analysis: crate::options::AnalysisArgs,
     /// Do not print one line per pair (the summary is still printed)
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -320,34 +296,7 @@ pub fn read_manifest(path: &Path) -> Result<Vec<Pair>> {
 
 /// The `DiffOptions` of `dizy diff` for these settings.
 pub fn diff_options(a: &Args) -> Result<DiffOptions> {
-    let mut o = DiffOptions::default();
-    o.analysis.domain = a
-        .domain
-        .parse()
-        .map_err(|_| Error::new(format!("unknown domain `{}`", a.domain)))?;
-    o.analysis.canon = match a.canon.as_str() {
-        "join-equiv" => Canon::JoinEquiv,
-        "join-all" => Canon::JoinAll,
-        "by-guards" => Canon::ByGuards,
-        "none" => Canon::None,
-        c => return Err(Error::new(format!("unknown canonization `{c}`"))),
-    };
-    o.analysis.canon_point = match a.canon_point.as_str() {
-        "diff" => CanonPoint::Diff,
-        "converge" => CanonPoint::Converge,
-        "join" => CanonPoint::Join,
-        c => return Err(Error::new(format!("unknown canonization point `{c}`"))),
-    };
-    o.analysis.widen_delay = a.widen_delay;
-    o.analysis.max_substates = a.max_substates.max(1);
-    o.analysis.overflow = if a.overflow == "wrap" {
-        Overflow::Wrap
-    } else {
-        Overflow::Math
-    };
-    o.analysis.timeout = diff::timeout_from_secs(a.timeout);
-    o.no_witness = a.no_witness;
-    Ok(o)
+    Ok(a.analysis.diff_options())
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -534,11 +483,11 @@ pub fn row_csv(p: &Pair, o: &Outcome, a: &Args) -> String {
         o.diff_points.to_string(),
         o.differing_states.to_string(),
         o.omitted.to_string(),
-        a.domain.clone(),
-        a.canon.clone(),
-        a.canon_point.clone(),
-        a.timeout.to_string(),
-        if a.no_witness { "no" } else { "yes" }.into(),
+        crate::options::AnalysisArgs::name(&a.analysis.domain),
+        crate::options::AnalysisArgs::name(&a.analysis.canon),
+        crate::options::AnalysisArgs::name(&a.analysis.canon_point),
+        a.analysis.timeout.to_string(),
+        if a.analysis.no_witness { "no" } else { "yes" }.into(),
         o.error.clone().unwrap_or_default(),
     ])
 }
@@ -548,12 +497,12 @@ pub const SUMMARY_HEADER: &str = "manifest,domain,canon,canon_point,timeout_s,ma
 pub fn summary_csv(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> String {
     csv_line(&[
         a.manifest.display().to_string(),
-        a.domain.clone(),
-        a.canon.clone(),
-        a.canon_point.clone(),
-        a.timeout.to_string(),
-        a.max_substates.to_string(),
-        if a.no_witness { "no" } else { "yes" }.into(),
+        crate::options::AnalysisArgs::name(&a.analysis.domain),
+        crate::options::AnalysisArgs::name(&a.analysis.canon),
+        crate::options::AnalysisArgs::name(&a.analysis.canon_point),
+        a.analysis.timeout.to_string(),
+        a.analysis.max_substates.to_string(),
+        if a.analysis.no_witness { "no" } else { "yes" }.into(),
         jobs.to_string(),
         s.pairs.to_string(),
         s.expected_equivalent.to_string(),
@@ -583,11 +532,11 @@ pub fn summary_text(a: &Args, jobs: usize, s: &Summary, wall: Duration) -> Strin
         "dizy bench {}: {} pairs; domain {}, canonization {} at {} points, timeout {} s{}, {} job{}",
         a.manifest.display(),
         s.pairs,
-        a.domain,
-        a.canon,
-        a.canon_point,
-        a.timeout,
-        if a.no_witness { ", no witness search" } else { "" },
+        crate::options::AnalysisArgs::name(&a.analysis.domain),
+        crate::options::AnalysisArgs::name(&a.analysis.canon),
+        crate::options::AnalysisArgs::name(&a.analysis.canon_point),
+        a.analysis.timeout,
+        if a.analysis.no_witness { ", no witness search" } else { "" },
         jobs,
         if jobs == 1 { "" } else { "s" }
     );
@@ -801,8 +750,9 @@ fn run_correlate_mode(a: &Args, pairs: &[Pair]) -> Result<u8> {
 
 /// `dizy bench`: returns the exit status (0 fine, 1 an unsound verdict or false witness,
 /// 2 trouble).
-pub fn cli(a: &Args) -> u8 {
-    match run_cli(a) {
+/// `dizy bench`: processes it starts are looked up in `search_path` (the CLI's `PATH`).
+pub fn cli(a: &Args, search_path: Option<std::ffi::OsString>) -> u8 {
+    match run_cli(a, search_path) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("dizy: {e}");
@@ -811,12 +761,13 @@ pub fn cli(a: &Args) -> u8 {
     }
 }
 
-fn run_cli(a: &Args) -> Result<u8> {
+fn run_cli(a: &Args, search_path: Option<std::ffi::OsString>) -> Result<u8> {
     let pairs = read_manifest(&a.manifest)?;
     if a.mode == "correlate" {
         return run_correlate_mode(a, &pairs);
     }
-    let opts = diff_options(a)?;
+    let mut opts = diff_options(a)?;
+    opts.limits.child.search_path = search_path;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let start = Instant::now();
     let quiet = a.quiet;
@@ -837,7 +788,7 @@ fn run_cli(a: &Args) -> Result<u8> {
         o
     });
     let wall = start.elapsed();
-    let s = summarize(&pairs, &outs, opts.analysis.timeout);
+    let s = summarize(&pairs, &outs, opts.limits.timeout);
     if let Some(out) = &a.out {
         let mut csv = format!("{ROW_HEADER}\n");
         for (p, o) in pairs.iter().zip(&outs) {

@@ -15,6 +15,7 @@ use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
 use crate::ir::{Expr, Place};
+use crate::limits::Budget;
 
 /// Sub-states at a diff point beyond which they are joined (Join-Equiv) before Δ is computed.
 const MAX_STATE: usize = 256;
@@ -65,10 +66,10 @@ pub struct Delta {
     pub equivalent: bool,
 }
 
-pub fn compute(c: &Correlated, a: &Analysis) -> Result<Delta> {
+pub fn compute(c: &Correlated, a: &Analysis, b: &Budget) -> Result<Delta> {
     let mut points = vec![];
     for d in &c.diff_points {
-        points.push(point(c, a, d)?);
+        points.push(point(c, a, d, b)?);
     }
     let equivalent = points.iter().all(|p| p.different.is_empty());
     Ok(Delta { points, equivalent })
@@ -77,6 +78,7 @@ pub fn compute(c: &Correlated, a: &Analysis) -> Result<Delta> {
 struct Names<'a> {
     c: &'a Correlated,
     a: &'a Analysis,
+    b: &'a Budget,
 }
 
 impl Names<'_> {
@@ -130,8 +132,8 @@ impl Names<'_> {
     }
 }
 
-fn point(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Result<PointDelta> {
-    let names = Names { c, a };
+fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<PointDelta> {
+    let names = Names { c, a, b };
     let f = c.product();
     let compared: Vec<String> = d
         .pairs
@@ -155,7 +157,7 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Result<PointDelta> {
     // A huge state (e.g. `--canon none` with the cap lifted) is summarized first, so computing
     // Δ stays proportional to what a reader can use (an over-approximation: sound).
     let state = if state.len() > MAX_STATE {
-        crate::analysis::canonize(state, crate::analysis::Canon::JoinEquiv, &a.dim_pairs)?
+        crate::analysis::canonize(state, crate::analysis::Canon::JoinEquiv, &a.dim_pairs, b)?
     } else {
         state
     };
@@ -169,7 +171,7 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Result<PointDelta> {
                 {
                     continue;
                 }
-                if s.data.s_is_bottom()? {
+                if s.data.s_is_bottom(b)? {
                     continue;
                 }
                 out.reachable = true;
@@ -178,7 +180,7 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Result<PointDelta> {
         }
         DiffKind::Output(_) | DiffKind::Effect(_) => {
             for s in &state {
-                if s.data.s_is_bottom()? {
+                if s.data.s_is_bottom(b)? {
                     continue;
                 }
                 compare_effect(c, a, &names, d, s, &mut out)?;
@@ -258,7 +260,10 @@ fn compare_values(
     // differ (one entailment each, instead of one per pair and piece).
     let mut open: Vec<(Dim, Dim)> = vec![];
     for &(_, x, y) in &tracked {
-        if !s.data.s_entails(&eq_constraint(x, y, ConstraintKind::Eq))? {
+        if !s
+            .data
+            .s_entails(&eq_constraint(x, y, ConstraintKind::Eq), names.b)?
+        {
             open.push((x, y));
         }
     }
@@ -266,9 +271,9 @@ fn compare_values(
     if untracked.is_empty() {
         let mut eq = s.data.clone();
         for &(x, y) in &open {
-            eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq))?;
+            eq.s_meet_constraint(&eq_constraint(x, y, ConstraintKind::Eq), names.b)?;
         }
-        if !eq.s_is_bottom()? {
+        if !eq.s_is_bottom(names.b)? {
             out.equivalent.push(EqState {
                 constraints: names.text(&eq, &inputs)?,
             });
@@ -299,19 +304,19 @@ fn compare_values(
             let mut v = vec![];
             for kind in [ConstraintKind::Lt, ConstraintKind::Gt] {
                 let mut piece = s.data.clone();
-                piece.s_meet_constraint(&eq_constraint(x, y, kind))?;
+                piece.s_meet_constraint(&eq_constraint(x, y, kind), names.b)?;
                 v.push(piece);
             }
             v
         };
         for piece in pieces {
-            if piece.s_is_bottom()? {
+            if piece.s_is_bottom(names.b)? {
                 continue;
             }
             let mut vars: Vec<String> = vec![];
             let mut keep = inputs.clone();
             for &(x2, y2) in &open {
-                if !piece.s_entails(&eq_constraint(x2, y2, ConstraintKind::Eq))? {
+                if !piece.s_entails(&eq_constraint(x2, y2, ConstraintKind::Eq), names.b)? {
                     let n2 = names.dim(x2);
                     if !vars.contains(&n2) {
                         vars.push(n2);
@@ -406,7 +411,7 @@ fn compare_effect(
             differs.push(format!("{what} differs in shape"));
         } else {
             for (k, (x, y)) in xo.iter().zip(&xn).enumerate() {
-                if !equal_exprs(c, &a.dims, a.semantics, x, y, s)? {
+                if !equal_exprs(c, &a.dims, a.semantics, x, y, s, names.b)? {
                     differs.push(format!("{what} operand {}", k + 1));
                 }
             }

@@ -1,22 +1,40 @@
-//! Diagnostics: the one error type every stage returns for bad or unsupported input.
+//! Diagnostics: the one error type every stage returns, and the typed notes of a report.
 //!
-//! Takes a message and, where known, the file and line it concerns; gives `file:line: message`
-//! text. The CLI maps every `Error` to exit status 2 (DESIGN §9). An error caused by a process
-//! that dizy started running into a resource limit says which ([`Error::limit`]), so that callers
-//! decide on the kind, not on the text.
+//! Takes a kind, a message and, where known, the file and line it concerns; gives
+//! `file:line: message` text. Callers decide on the [`ErrorKind`] — a verdict never depends on
+//! how a message is worded. The CLI maps every `Error` to exit status 2 (DESIGN §9).
 
 use std::fmt;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub msg: String,
-    /// The resource limit a process started by dizy ran into, when that is the cause.
-    pub limit: Option<Limit>,
+/// What went wrong, as far as a caller needs to decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input cannot be read or is not C (syntax, encoding, size).
+    BadInput,
+    /// A construct dizy does not model soundly (the function is rejected, the file goes on).
+    Unsupported,
+    /// A name the code uses is declared nowhere it can see (typically in a missing header).
+    Undeclared,
+    /// Work stopped at a limit: no verdict, and none is claimed.
+    Stopped(Stop),
+    /// A bug in dizy, or a failure of its environment (a thread, a temporary file).
+    Internal,
 }
 
-/// A resource limit of a process started by dizy (see `resources::Limits`).
+/// Which limit stopped the work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// `--timeout` (wall clock).
+    Timeout,
+    /// `--max-memory` (resident size of dizy).
+    Memory,
+    /// The analysis' fixed step or size bounds (worklist steps, dimensions, states).
+    Size,
+    /// A process dizy started ran into its limit.
+    Child(Limit),
+}
+
+/// A resource limit of a process started by dizy (see `resources::ChildLimits`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     /// The address-space limit, from `--max-memory`.
@@ -25,37 +43,57 @@ pub enum Limit {
     CpuTime,
 }
 
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub msg: String,
+}
+
 impl Error {
-    pub fn new(msg: impl Into<String>) -> Error {
+    pub fn new(kind: ErrorKind, msg: impl Into<String>) -> Error {
         Error {
+            kind,
             file: None,
             line: None,
             msg: msg.into(),
-            limit: None,
         }
     }
+    pub fn bad_input(msg: impl Into<String>) -> Error {
+        Error::new(ErrorKind::BadInput, msg)
+    }
+    pub fn unsupported(msg: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Unsupported, msg)
+    }
+    pub fn stopped(stop: Stop, msg: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Stopped(stop), msg)
+    }
+    pub fn internal(msg: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Internal, msg)
+    }
+    /// An unsupported construct at `file:line` (the frontend's most common error).
     pub fn at(file: impl Into<String>, line: u32, msg: impl Into<String>) -> Error {
-        Error {
-            file: Some(file.into()),
-            line: Some(line),
-            msg: msg.into(),
-            limit: None,
-        }
+        Error::unsupported(msg).located(file, Some(line))
     }
+    /// An unsupported construct in `file`, at no particular line.
     pub fn in_file(file: impl Into<String>, msg: impl Into<String>) -> Error {
-        Error {
-            file: Some(file.into()),
-            line: None,
-            msg: msg.into(),
-            limit: None,
-        }
+        Error::unsupported(msg).located(file, None)
     }
     /// A process dizy started for `file` ran into `limit`.
     pub fn limit_hit(file: impl Into<String>, limit: Limit, msg: impl Into<String>) -> Error {
-        Error {
-            limit: Some(limit),
-            ..Error::in_file(file, msg)
-        }
+        Error::stopped(Stop::Child(limit), msg).located(file, None)
+    }
+    /// The same error at `file` (and `line`).
+    pub fn located(mut self, file: impl Into<String>, line: Option<u32>) -> Error {
+        self.file = Some(file.into());
+        self.line = line;
+        self
+    }
+    /// The same error with another kind.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Error {
+        self.kind = kind;
+        self
     }
     /// Fill in the file if the error does not name one yet.
     pub fn with_file(mut self, file: &str) -> Error {
@@ -63,6 +101,10 @@ impl Error {
             self.file = Some(file.to_string());
         }
         self
+    }
+    /// Whether work stopped at a limit (rather than on the input).
+    pub fn is_stop(&self) -> bool {
+        matches!(self.kind, ErrorKind::Stopped(_))
     }
 }
 
@@ -79,3 +121,58 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// What a note of a report is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NoteKind {
+    /// A repair or guess the frontend made (unknown type, missing header, blanked macro).
+    Assumption,
+    /// Why a function whose own text did not change is analysed.
+    Change,
+    /// A declaration that differs between the versions (not an equal input).
+    Input,
+    /// How the analysis approximated (unknown calls, renamed locals, inlining, fallbacks).
+    Analysis,
+    /// Why termination was not proven.
+    Termination,
+    /// The witness search and its validation.
+    Witness,
+    /// A function that is listed but was not analysed, and why.
+    NotAnalysed,
+}
+
+/// A typed note: where (a line of the file it concerns, when there is one), what about, and
+/// the text for people.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Note {
+    pub kind: NoteKind,
+    /// `(file, line)` the note is about.
+    pub at: Option<(String, u32)>,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(kind: NoteKind, text: impl Into<String>) -> Note {
+        Note {
+            kind,
+            at: None,
+            text: text.into(),
+        }
+    }
+    pub fn at(kind: NoteKind, file: impl Into<String>, line: u32, text: impl Into<String>) -> Note {
+        Note {
+            kind,
+            at: Some((file.into(), line)),
+            text: text.into(),
+        }
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.at {
+            Some((file, line)) => write!(f, "{file}:{line}: {}", self.text),
+            None => write!(f, "{}", self.text),
+        }
+    }
+}

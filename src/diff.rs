@@ -17,6 +17,7 @@ use crate::delta::{self, Delta};
 use crate::diag::Result;
 use crate::frontend;
 use crate::gcl::GclProgram;
+use crate::limits;
 
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
@@ -32,6 +33,8 @@ pub struct DiffOptions {
     pub inline: crate::inline::Options,
     /// How a witness is validated (`--validate`).
     pub validate: Validate,
+    /// Every bound of the run: time per function, memory, PPL work, child processes.
+    pub limits: limits::RunLimits,
 }
 
 /// Witness validation: by the interpreter only, or also by compiling and running both versions
@@ -172,8 +175,9 @@ pub fn point_name(c: analysis::CanonPoint) -> &'static str {
 
 /// Run the pipeline on a pair of files.
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
-    let po = crate::load_gcl(old, &opts.frontend)?;
-    let pn = crate::load_gcl(new, &opts.frontend)?;
+    let fe = opts.frontend.clone().with_limits(&opts.limits);
+    let po = crate::load_gcl(old, &fe)?;
+    let pn = crate::load_gcl(new, &fe)?;
     Ok(diff_programs(&po, &pn, opts))
 }
 
@@ -238,7 +242,7 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
             v.gcl.is_some() && v.outcomes.get(&name).is_some_and(|o| !o.inlined.is_empty())
         };
         let inlined_here = was_inlined(&vo) || was_inlined(&vn);
-        let budget = Budget::new(opts.analysis.timeout, inlined_here);
+        let budget = FunctionTime::new(opts.limits.timeout, inlined_here);
         let mut r = one_function(po, pn, inl, &name, &known, opts, &budget);
         let failed = matches!(
             r.verdict,
@@ -395,7 +399,7 @@ fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
 
 /// The time one function may take (`--timeout`), shared by its attempts: analysis with inlined
 /// callees, then (if that fails) with opaque calls, then the witness search.
-struct Budget {
+struct FunctionTime {
     start: Instant,
     /// When everything for the function must be done.
     end: Option<Instant>,
@@ -403,14 +407,14 @@ struct Budget {
     analysis_end: Option<Instant>,
 }
 
-impl Budget {
+impl FunctionTime {
     /// With inlined callees the first analysis may use two thirds of the time, so that a
     /// fallback with opaque calls still has a third (before, it got a fresh `--timeout` and a
     /// function could take twice its budget).
-    fn new(timeout: Option<Duration>, inlined: bool) -> Budget {
+    fn new(timeout: Option<Duration>, inlined: bool) -> FunctionTime {
         let start = Instant::now();
         let share = if inlined { 2.0 / 3.0 } else { 1.0 };
-        Budget {
+        FunctionTime {
             start,
             end: timeout.map(|t| start + t),
             analysis_end: timeout.map(|t| start + t.mul_f64(share)),
@@ -418,8 +422,8 @@ impl Budget {
     }
 
     /// The budget of the fallback: the rest of the whole.
-    fn fallback(&self) -> Budget {
-        Budget {
+    fn fallback(&self) -> FunctionTime {
+        FunctionTime {
             start: self.start,
             end: self.end,
             analysis_end: self.end,
@@ -445,7 +449,7 @@ fn one_function(
     name: &str,
     known: &Known<'_>,
     opts: &DiffOptions,
-    budget: &Budget,
+    budget: &FunctionTime,
 ) -> FunctionReport {
     crate::resources::set_phase(format!("function {name}"));
     // Times are reported from the function's first attempt on.
@@ -508,15 +512,16 @@ fn one_function(
             return r;
         }
     };
-    let mut aopts = opts.analysis.clone();
-    aopts.timeout = Budget::left(budget.analysis_end);
-    let a = match analysis::analyze(&c, &aopts) {
+    // The analysis may use its share of the time, the rest of the pipeline all of it.
+    let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
+        .with_op_budget(opts.limits.op_budget);
+    let analysis_budget = whole.until(budget.analysis_end);
+    let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
         Ok(a) => a,
         Err(e) => {
-            let timeout = e.msg.contains("timed out") || e.msg.contains("budget");
             let mut r = report(
                 name,
-                if timeout {
+                if e.is_stop() {
                     Verdict::Timeout
                 } else {
                     Verdict::Error
@@ -527,10 +532,15 @@ fn one_function(
             return r;
         }
     };
-    let d = match delta::compute(&c, &a) {
+    let d = match delta::compute(&c, &a, &whole) {
         Ok(d) => d,
         Err(e) => {
-            let mut r = report(name, Verdict::Error, start);
+            let v = if e.is_stop() {
+                Verdict::Timeout
+            } else {
+                Verdict::Error
+            };
+            let mut r = report(name, v, start);
             r.error = Some(e.to_string());
             return r;
         }
@@ -538,7 +548,8 @@ fn one_function(
     // An empty Δ speaks only of executions that reach the diff points: equivalence also needs
     // both versions to terminate on the same inputs.
     let term = if d.equivalent {
-        match crate::termination::check(&c, &a, &copts.changed.clone().unwrap_or_default()) {
+        match crate::termination::check(&c, &a, &copts.changed.clone().unwrap_or_default(), &whole)
+        {
             Ok(t) => t,
             Err(e) => crate::termination::Termination {
                 proven: false,
@@ -553,14 +564,14 @@ fn one_function(
     let before_search = start.elapsed().as_millis();
     // `--timeout` bounds the whole function: the search gets what the analysis left of it.
     let mut wopts = opts.witness.clone();
-    if let Some(t) = Budget::left(budget.end) {
+    if let Some(t) = FunctionTime::left(budget.end) {
         wopts.time = wopts.time.min(t);
     }
     let searched = Instant::now();
     let found = if (d.equivalent && !partial) || opts.no_witness || wopts.time.is_zero() {
         Default::default()
     } else {
-        crate::witness::search(po, pn, name, &d, &wopts, Some(&c))
+        crate::witness::search(po, pn, name, &d, &wopts, Some(&c), &whole)
     };
     let mut witness = found.witness;
     // Whether the search stopped for lack of time (rather than runs or strategies).
@@ -672,7 +683,7 @@ fn validate_native(
         version(pn),
         name,
         w,
-        &opts.frontend,
+        &opts.frontend.clone().with_limits(&opts.limits),
         Duration::from_secs(5),
     ) {
         Native::Confirmed(by) => {
@@ -701,7 +712,7 @@ pub fn timeout_from_secs(s: f64) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests {
-    use super::Budget;
+    use super::FunctionTime as Budget;
     use std::time::Duration;
 
     /// The attempts of one function share its `--timeout`: a fallback after a failed inlined

@@ -35,10 +35,10 @@ fn git(args: &[&str]) -> Result<Vec<u8>> {
     let out = Command::new("git")
         .args(args)
         .output()
-        .map_err(|e| Error::new(format!("cannot run git: {e}")))?;
+        .map_err(|e| Error::bad_input(format!("cannot run git: {e}")))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(Error::new(format!(
+        return Err(Error::bad_input(format!(
             "git {} failed: {}",
             args.join(" "),
             err.lines().next().unwrap_or("").trim()
@@ -61,7 +61,7 @@ pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
     // Paths from `git diff` are relative to the top of the work tree.
     let top = lines(git(&["rev-parse", "--show-toplevel"])?)
         .pop()
-        .ok_or_else(|| Error::new("git rev-parse --show-toplevel printed nothing"))?;
+        .ok_or_else(|| Error::bad_input("git rev-parse --show-toplevel printed nothing"))?;
     let mut args: Vec<String> = vec![
         "-C".into(),
         top.clone(),
@@ -72,8 +72,8 @@ pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
         rev2.to_string(),
         "--".into(),
     ];
-    let cwd =
-        std::env::current_dir().map_err(|e| Error::new(format!("no current directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::bad_input(format!("no current directory: {e}")))?;
     for p in paths {
         // Limits are given relative to the current directory; make them absolute for `-C top`.
         args.push(cwd.join(p).display().to_string());
@@ -100,11 +100,11 @@ pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
             let dest = root.join(side).join(&path);
             let dir = dest.parent().map(Path::to_path_buf).unwrap_or(root.clone());
             std::fs::create_dir_all(&dir)
-                .map_err(|e| Error::new(format!("cannot create {}: {e}", dir.display())))?;
+                .map_err(|e| Error::bad_input(format!("cannot create {}: {e}", dir.display())))?;
             // Absent in this revision (added or deleted file): compare with an empty file.
             let text = git(&["-C", &top, "show", &format!("{rev}:{path}")]).unwrap_or_default();
             std::fs::write(&dest, text)
-                .map_err(|e| Error::new(format!("cannot write {}: {e}", dest.display())))?;
+                .map_err(|e| Error::bad_input(format!("cannot write {}: {e}", dest.display())))?;
             write_headers(&top, rev, &path, &dir)?;
             sides.push(dest);
         }

@@ -21,6 +21,8 @@ pub mod git;
 pub mod inline;
 pub mod interp;
 pub mod ir;
+pub mod limits;
+pub mod options;
 pub mod report;
 pub mod resources;
 pub mod termination;

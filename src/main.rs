@@ -32,13 +32,18 @@ struct CppArgs {
 }
 
 impl CppArgs {
+    /// The frontend's options; the preprocessor runs under the default limits (those of
+    /// `dizy diff` without `--timeout`/`--max-memory`), looked up in `PATH`.
     fn options(&self) -> frontend::Options {
+        let mut limits = dizy::limits::RunLimits::default();
+        limits.child.search_path = search_path();
         frontend::Options {
             cpp: self.cpp.clone(),
             include_dirs: self.include.clone(),
             defines: self.define.clone(),
             ..Default::default()
         }
+        .with_limits(&limits)
     }
 }
 
@@ -71,41 +76,11 @@ enum Cmd {
         /// Nesting depth of inlined calls (recursion is never inlined)
         #[arg(long = "inline-depth", default_value_t = 3)]
         inline_depth: u32,
-        /// Numeric domain of the sub-states
-        #[arg(long, default_value = "polyhedra", value_parser = ["polyhedra", "octagon", "interval"])]
-        domain: String,
-        /// Canonization strategy bounding the number of sub-states
-        #[arg(long, default_value = "join-equiv", value_parser = ["join-equiv", "join-all", "by-guards", "none"])]
-        canon: String,
-        /// Where canonization happens
-        #[arg(long = "canon-point", default_value = "diff", value_parser = ["diff", "converge", "join"])]
-        canon_point: String,
-        /// Loop-head iterations before widening
-        #[arg(long = "widen-delay", default_value_t = 2)]
-        widen_delay: usize,
-        /// Sub-states per program point before forced canonization (precision, not soundness)
-        #[arg(long = "max-substates", default_value_t = 64)]
-        max_substates: usize,
-        /// Integer semantics: `math` (signed overflow not modelled) or `wrap`
-        #[arg(long, default_value = "math", value_parser = ["math", "wrap"])]
-        overflow: String,
-        /// Floating-point semantics: `ieee` (as compiled: NaN, infinities, rounding) or `real`
-        /// (values as real numbers: proves more, but not for NaN, infinities or rounding)
-        #[arg(long, default_value = "ieee", value_parser = ["ieee", "real"])]
-        floats: String,
-        /// Seconds allowed per function, analysis and witness search together (0: no limit)
-        #[arg(long, default_value_t = 60.0)]
-        timeout: f64,
-        /// Resident memory (MiB) beyond which the analysis of a function stops with a resource
-        /// limit instead of a verdict (0: no limit)
-        #[arg(long = "max-memory", value_name = "MB", default_value_t = 4096)]
-        max_memory: u64,
+        #[command(flatten)]
+        analysis: dizy::options::AnalysisArgs,
         /// Corresponding variables with different names (repeatable)
         #[arg(long = "map", value_name = "OLD=NEW")]
         map: Vec<String>,
-        /// Do not search for distinguishing inputs (differences stay "possibly different")
-        #[arg(long = "no-witness")]
-        no_witness: bool,
         /// Validate witnesses by the interpreter only, or also by compiling and running both
         /// versions with the C compiler and UBSan (`native`: executes the analysed code)
         #[arg(long, default_value = "interp", value_parser = ["interp", "native"])]
@@ -171,6 +146,13 @@ enum Format {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Debugging aid: `DIZY_LOG=debug` (or `trace`) prints the analysis' worklist steps.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("DIZY_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let worker = std::thread::Builder::new()
         .stack_size(1 << 30)
         .spawn(move || run(cli));
@@ -204,69 +186,19 @@ fn run(cli: Cli) -> ExitCode {
             clients,
             no_inline,
             inline_depth,
-            domain,
-            canon,
-            canon_point,
-            widen_delay,
-            max_substates,
-            overflow,
-            floats,
-            timeout,
-            max_memory,
+            analysis,
             map,
-            no_witness,
             validate,
             format,
             cpp,
         } => {
-            use dizy::analysis::{Canon, CanonPoint, Overflow};
             functions.extend(clients);
-            let mut opts = dizy::diff::DiffOptions {
-                functions,
-                frontend: cpp.options(),
-                no_inline,
-                inline: dizy::inline::Options {
-                    max_depth: inline_depth,
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
-            opts.analysis.domain = domain
-                .parse()
-                .unwrap_or(dizy_domains::DomainKind::Polyhedra);
-            opts.analysis.canon = match canon.as_str() {
-                "join-all" => Canon::JoinAll,
-                "by-guards" => Canon::ByGuards,
-                "none" => Canon::None,
-                _ => Canon::JoinEquiv,
-            };
-            opts.analysis.canon_point = match canon_point.as_str() {
-                "converge" => CanonPoint::Converge,
-                "join" => CanonPoint::Join,
-                _ => CanonPoint::Diff,
-            };
-            opts.analysis.widen_delay = widen_delay;
-            opts.analysis.max_substates = max_substates.max(1);
-            opts.analysis.overflow = if overflow == "wrap" {
-                Overflow::Wrap
-            } else {
-                Overflow::Math
-            };
-            if floats == "real" {
-                opts.analysis.floats = dizy::analysis::Floats::Real;
-            }
-            opts.analysis.timeout = dizy::diff::timeout_from_secs(timeout);
-            dizy::analysis::set_memory_limit_mb(max_memory);
-            dizy::resources::start_watchdog(max_memory);
-            // The processes dizy starts (preprocessor, native validation) are bounded too.
-            dizy::resources::set_child_limits(dizy::resources::Limits::new(
-                max_memory,
-                opts.analysis.timeout,
-            ));
-            if let Some(t) = opts.analysis.timeout {
-                frontend::set_time_limit(t);
-            }
-            opts.no_witness = no_witness;
+            let mut opts = analysis.diff_options();
+            opts.limits.child.search_path = search_path();
+            opts.functions = functions;
+            opts.frontend = cpp.options();
+            opts.no_inline = no_inline;
+            opts.inline.max_depth = inline_depth;
             if validate == "native" {
                 opts.validate = dizy::diff::Validate::Native;
             }
@@ -274,6 +206,8 @@ fn run(cli: Cli) -> ExitCode {
                 Ok(m) => m,
                 Err(e) => return fail(&e),
             };
+            // The backstop for memory spent where no check runs (the parser, one z3 query).
+            dizy::resources::start_watchdog(analysis.max_memory);
             if git {
                 return diff_git(
                     &old,
@@ -284,72 +218,13 @@ fn run(cli: Cli) -> ExitCode {
                     format,
                 );
             }
-            if let Some(db) = &compile_commands {
-                let applied = frontend::compile_commands::apply(db, &old, None, &mut opts.frontend)
-                    .or_else(|_| {
-                        frontend::compile_commands::apply(db, &new, None, &mut opts.frontend)
-                    });
-                if let Err(e) = applied {
-                    return fail(&e.to_string());
-                }
-            }
-            let report = match dizy::diff::diff_files(&old, &new, &opts) {
-                Ok(r) => r,
-                Err(e) => return fail(&e.to_string()),
-            };
-            match format {
-                Format::Text => emit(&dizy::report::to_text(&report)),
-                Format::Json => emit(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&dizy::report::to_json(&report))
-                        .unwrap_or_default()
-                )),
-            }
-            ExitCode::from(report.exit_code())
+            cmd_diff(&old, &new, compile_commands.as_deref(), opts, format)
         }
         Cmd::Gcl {
             file,
             functions,
             cpp,
-        } => {
-            let prog = match dizy::load_gcl(&file, &cpp.options()) {
-                Ok(p) => p,
-                Err(e) => return fail(&e.to_string()),
-            };
-            if prog.functions.is_empty() && prog.program.rejected.is_empty() {
-                return fail(&format!(
-                    "{}: no function definitions in this file",
-                    file.display()
-                ));
-            }
-            let mut out = String::new();
-            let mut status = ExitCode::SUCCESS;
-            for name in &functions {
-                if prog.function(name).is_none() {
-                    if let Some((_, e)) = prog.program.rejected.iter().find(|(n, _)| n == name) {
-                        return fail(&e.to_string());
-                    }
-                    return fail(&format!(
-                        "{}: no function `{name}` defined in this file",
-                        file.display()
-                    ));
-                }
-            }
-            for f in &prog.functions {
-                if functions.is_empty() || functions.contains(&f.name) {
-                    dizy::gcl::print_function(&mut out, f, &prog.program);
-                    out.push('\n');
-                }
-            }
-            if functions.is_empty() {
-                for (_, e) in &prog.program.rejected {
-                    eprintln!("dizy: {e}");
-                    status = ExitCode::from(2);
-                }
-            }
-            emit(&out);
-            status
-        }
+        } => cmd_gcl(&file, &functions, &cpp),
         Cmd::Correlate {
             old,
             new,
@@ -359,72 +234,169 @@ fn run(cli: Cli) -> ExitCode {
             max_steps,
             cpp,
             run,
-        } => {
-            let opts = cpp.options();
-            let (po, pn) = match (dizy::load_gcl(&old, &opts), dizy::load_gcl(&new, &opts)) {
-                (Ok(a), Ok(b)) => (a, b),
-                (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
-            };
-            let copts = dizy::correlate::Options {
-                map: match parse_map(&map) {
-                    Ok(m) => m,
-                    Err(e) => return fail(&e),
-                },
-                ..Default::default()
-            };
-            let c = match dizy::correlate::correlate(&po, &pn, &function, &copts) {
-                Ok(c) => c,
-                Err(e) => return fail(&e.to_string()),
-            };
-            if let Some(args) = run {
-                let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
-                return match dizy::correlate::run(&c, &args, max_steps) {
-                    Ok((o, n)) => {
-                        emit(&format!("old: {o}\nnew: {n}\n"));
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(&e.to_string()),
-                };
-            }
-            match format {
-                Format::Text => emit(&dizy::correlate::print_correlated(&c)),
-                Format::Json => emit(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&dizy::correlate::to_json(&c)).unwrap_or_default()
-                )),
-            }
-            ExitCode::SUCCESS
-        }
-        Cmd::Bench(args) => ExitCode::from(dizy::bench::cli(&args)),
+        } => cmd_correlate(&old, &new, &function, &map, format, max_steps, &cpp, run),
+        Cmd::Bench(args) => ExitCode::from(dizy::bench::cli(&args, search_path())),
         Cmd::Run {
             file,
             function,
             max_steps,
             cpp,
             args,
-        } => {
-            let prog = match dizy::load_gcl(&file, &cpp.options()) {
-                Ok(p) => p,
-                Err(e) => return fail(&e.to_string()),
-            };
-            if prog.function(&function).is_none() {
-                if let Some((_, e)) = prog.program.rejected.iter().find(|(n, _)| *n == function) {
-                    return fail(&e.to_string());
-                }
-                return fail(&format!(
-                    "{}: no function `{function}` defined in this file",
-                    file.display()
-                ));
-            }
-            let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
-            match dizy::interp::run_literals(&prog, &function, &args, max_steps) {
-                Ok((value, _)) => {
-                    emit(&format!("{value}\n"));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(&format!("{}: {e}", file.display())),
-            }
+        } => cmd_run(&file, &function, max_steps, &cpp, args),
+    }
+}
+
+/// Where the processes dizy starts are looked up: the user's `PATH` (the library reads no
+/// environment; the CLI hands it down).
+fn search_path() -> Option<std::ffi::OsString> {
+    std::env::var_os("PATH")
+}
+
+fn cmd_diff(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    compile_commands: Option<&std::path::Path>,
+    mut opts: dizy::diff::DiffOptions,
+    format: Format,
+) -> ExitCode {
+    if let Some(db) = compile_commands {
+        let applied = frontend::compile_commands::apply(db, old, None, &mut opts.frontend)
+            .or_else(|_| frontend::compile_commands::apply(db, new, None, &mut opts.frontend));
+        if let Err(e) = applied {
+            return fail(&e.to_string());
         }
+    }
+    let report = match dizy::diff::diff_files(old, new, &opts) {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    match format {
+        Format::Text => emit(&dizy::report::to_text(&report)),
+        Format::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&dizy::report::to_json(&report)).unwrap_or_default()
+        )),
+    }
+    ExitCode::from(report.exit_code())
+}
+
+/// A program and its functions as `dizy gcl` and `dizy run` load them, or the exit status of
+/// the failure already reported.
+fn load(file: &std::path::Path, cpp: &CppArgs) -> Result<dizy::gcl::GclProgram, ExitCode> {
+    dizy::load_gcl(file, &cpp.options()).map_err(|e| fail(&e.to_string()))
+}
+
+/// An error for a function that `prog` does not define (the frontend's reason when it rejected
+/// it).
+fn missing_function(prog: &dizy::gcl::GclProgram, file: &std::path::Path, name: &str) -> String {
+    match prog.program.rejected.iter().find(|(n, _)| n == name) {
+        Some((_, e)) => e.to_string(),
+        None => format!(
+            "{}: no function `{name}` defined in this file",
+            file.display()
+        ),
+    }
+}
+
+fn cmd_gcl(file: &std::path::Path, functions: &[String], cpp: &CppArgs) -> ExitCode {
+    let prog = match load(file, cpp) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if prog.functions.is_empty() && prog.program.rejected.is_empty() {
+        return fail(&format!(
+            "{}: no function definitions in this file",
+            file.display()
+        ));
+    }
+    if let Some(name) = functions.iter().find(|n| prog.function(n).is_none()) {
+        return fail(&missing_function(&prog, file, name));
+    }
+    let mut out = String::new();
+    let mut status = ExitCode::SUCCESS;
+    for f in &prog.functions {
+        if functions.is_empty() || functions.contains(&f.name) {
+            dizy::gcl::print_function(&mut out, f, &prog.program);
+            out.push('\n');
+        }
+    }
+    if functions.is_empty() {
+        for (_, e) in &prog.program.rejected {
+            eprintln!("dizy: {e}");
+            status = ExitCode::from(2);
+        }
+    }
+    emit(&out);
+    status
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cmd_correlate(
+    old: &std::path::Path,
+    new: &std::path::Path,
+    function: &str,
+    map: &[String],
+    format: Format,
+    max_steps: u64,
+    cpp: &CppArgs,
+    run: Option<Vec<String>>,
+) -> ExitCode {
+    let (po, pn) = match (load(old, cpp), load(new, cpp)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let copts = dizy::correlate::Options {
+        map: match parse_map(map) {
+            Ok(m) => m,
+            Err(e) => return fail(&e),
+        },
+        ..Default::default()
+    };
+    let c = match dizy::correlate::correlate(&po, &pn, function, &copts) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    if let Some(args) = run {
+        let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
+        return match dizy::correlate::run(&c, &args, max_steps) {
+            Ok((o, n)) => {
+                emit(&format!("old: {o}\nnew: {n}\n"));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&e.to_string()),
+        };
+    }
+    match format {
+        Format::Text => emit(&dizy::correlate::print_correlated(&c)),
+        Format::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&dizy::correlate::to_json(&c)).unwrap_or_default()
+        )),
+    }
+    ExitCode::SUCCESS
+}
+
+fn cmd_run(
+    file: &std::path::Path,
+    function: &str,
+    max_steps: u64,
+    cpp: &CppArgs,
+    args: Vec<String>,
+) -> ExitCode {
+    let prog = match load(file, cpp) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    if prog.function(function).is_none() {
+        return fail(&missing_function(&prog, file, function));
+    }
+    let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
+    match dizy::interp::run_literals(&prog, function, &args, max_steps) {
+        Ok((value, _)) => {
+            emit(&format!("{value}\n"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("{}: {e}", file.display())),
     }
 }
 

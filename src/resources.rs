@@ -10,18 +10,17 @@
 //! message can name the file or function.
 //!
 //! Every process dizy starts (the preprocessor, and the compiler and harness runs of
-//! `--validate native`) is started through [`Limits::command`], which bounds its address space
-//! by `--max-memory` and its CPU time by `--timeout`; [`Limits::hit`] tells whether a failed
-//! process ran into one of them. Only `git` plumbing (`dizy diff --git`) and `kill` run
+//! `--validate native`) is started through [`ChildLimits::command`], which bounds its address
+//! space by `--max-memory` and its CPU time by `--timeout`; [`ChildLimits::hit`] tells whether a
+//! failed process ran into one of them. The limits travel in [`crate::limits::RunLimits`]. Only `git` plumbing (`dizy diff --git`) and `kill` run
 //! without: they do bounded work, and an address-space limit would break `git` on repositories
 //! whose pack files it maps.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::diag::Limit;
@@ -85,9 +84,8 @@ pub fn start_watchdog(limit_mb: u64) {
 // Limits of the processes dizy starts.
 
 /// Memory and CPU-time bounds for a process dizy starts (the preprocessor, the compiler and the
-/// harness runs of `--validate native`). `dizy diff` derives them from `--max-memory` and
-/// `--timeout` ([`set_child_limits`]); the other commands keep the defaults, which are those of
-/// `dizy diff` (4096 MiB, and the preprocessor's 60 s, so 61 CPU seconds).
+/// harness runs of `--validate native`), derived from `--max-memory` and `--timeout`
+/// ([`ChildLimits::new`]); part of [`crate::limits::RunLimits`].
 ///
 /// They are applied by a wrapper process that sets the limits on itself and then `exec`s the
 /// command, so no `unsafe` `pre_exec` hook is needed: `prlimit` (util-linux) when it is
@@ -96,13 +94,16 @@ pub fn start_watchdog(limit_mb: u64) {
 /// AddressSanitizer reserve terabytes of address space for their shadow memory and cannot run
 /// under it: a run of such a binary must be bounded by a data-segment or resident-size limit
 /// (`RLIMIT_DATA`, a cgroup) instead. Native validation builds with UBSan only, which is fine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChildLimits {
     /// Address-space limit in MiB (`--max-memory`, at least [`MIN_CHILD_MEMORY_MB`]); 0 for none.
     pub memory_mb: u64,
     /// CPU-time limit in seconds (`ceil(--timeout) + 1`); 0 for none. The process gets SIGXCPU
     /// at this many seconds, SIGKILL one second later.
     pub cpu_secs: u64,
+    /// Where programs named without a directory are looked up (the CLI passes `PATH`); `None`:
+    /// the usual system directories.
+    pub search_path: Option<OsString>,
 }
 
 /// The least address space a process is given, in MiB, whatever `--max-memory` says: `cc -E`
@@ -110,48 +111,40 @@ pub struct Limits {
 /// `--max-memory` far below the size of a compiler is meant for dizy's own analysis.
 pub const MIN_CHILD_MEMORY_MB: u64 = 256;
 
-static CHILD_MEMORY_MB: AtomicU64 = AtomicU64::new(4096);
-static CHILD_CPU_SECS: AtomicU64 = AtomicU64::new(61);
-
-/// Set the limits of every process started from now on (`dizy diff` calls it once).
-pub fn set_child_limits(l: Limits) {
-    CHILD_MEMORY_MB.store(l.memory_mb, Ordering::Relaxed);
-    CHILD_CPU_SECS.store(l.cpu_secs, Ordering::Relaxed);
+impl Default for ChildLimits {
+    /// Those of `dizy diff` by default: 4096 MiB, 61 CPU seconds.
+    fn default() -> ChildLimits {
+        ChildLimits::new(4096, Some(Duration::from_secs(60)))
+    }
 }
 
-impl Limits {
+impl ChildLimits {
     /// From `--max-memory MB` (0: none) and `--timeout` (`None`: none): the memory limit is the
-    /// same number of MiB (at least [`MIN_CHILD_MEMORY_MB`]), the CPU limit the timeout rounded up plus one second, so that the
-    /// wall-clock kill that dizy applies at the timeout comes first for a single-threaded
-    /// process, and the CPU limit still ends a process that outlives dizy.
-    pub fn new(max_memory_mb: u64, timeout: Option<Duration>) -> Limits {
-        Limits {
+    /// same number of MiB (at least [`MIN_CHILD_MEMORY_MB`]), the CPU limit the timeout rounded
+    /// up plus one second, so that the wall-clock kill that dizy applies at the timeout comes
+    /// first for a single-threaded process, and the CPU limit still ends a process that
+    /// outlives dizy.
+    pub fn new(max_memory_mb: u64, timeout: Option<Duration>) -> ChildLimits {
+        ChildLimits {
             memory_mb: match max_memory_mb {
                 0 => 0,
                 m => m.max(MIN_CHILD_MEMORY_MB),
             },
             cpu_secs: timeout.map_or(0, |t| t.as_secs_f64().ceil() as u64 + 1),
-        }
-    }
-
-    /// The limits set by [`set_child_limits`] (or the defaults).
-    pub fn current() -> Limits {
-        Limits {
-            memory_mb: CHILD_MEMORY_MB.load(Ordering::Relaxed),
-            cpu_secs: CHILD_CPU_SECS.load(Ordering::Relaxed),
+            search_path: None,
         }
     }
 
     /// These limits with the CPU limit lowered to `wall` (rounded up) plus one second, for a
     /// process that dizy kills after `wall` anyway: the wall-clock kill then comes first.
-    pub fn cpu_at_most(self, wall: Duration) -> Limits {
+    pub fn cpu_at_most(&self, wall: Duration) -> ChildLimits {
         let cap = wall.as_secs_f64().ceil() as u64 + 1;
-        Limits {
+        ChildLimits {
             cpu_secs: match self.cpu_secs {
                 0 => cap,
                 c => c.min(cap),
             },
-            ..self
+            ..self.clone()
         }
     }
 
@@ -160,8 +153,9 @@ impl Limits {
     /// that a missing program is an error of this call (`NotFound`) rather than a failure
     /// reported by the wrapper.
     pub fn command(&self, program: impl AsRef<OsStr>) -> std::io::Result<Command> {
-        let exe = find_program(program.as_ref())?;
-        Ok(self.wrap(exe, prlimit().map(PathBuf::as_path)))
+        let exe = find_program(program.as_ref(), self.search_path.as_deref())?;
+        let prlimit = find_program(OsStr::new("prlimit"), self.search_path.as_deref()).ok();
+        Ok(self.wrap(exe, prlimit.as_deref()))
     }
 
     /// `exe` under these limits, through `prlimit` if given, else through `sh`.
@@ -220,7 +214,7 @@ impl Limits {
         (mem, cpu)
     }
 
-    /// Whether a process started by [`Limits::command`] and finished unsuccessfully after
+    /// Whether a process started by [`ChildLimits::command`] and finished unsuccessfully after
     /// `elapsed` ran into one of these limits. Decided from how it ended: SIGXCPU is the CPU
     /// limit; SIGKILL not sent by dizy is the CPU limit's hard stop once `elapsed` reaches the
     /// CPU limit, else the kernel's out-of-memory killer. For a compiler (`diagnostics` given:
@@ -310,16 +304,9 @@ const SIGKILL: i32 = 9;
 #[cfg(unix)]
 const SIGXCPU: i32 = 24;
 
-/// `prlimit` from util-linux, if installed (looked up once).
-fn prlimit() -> Option<&'static PathBuf> {
-    static PRLIMIT: OnceLock<Option<PathBuf>> = OnceLock::new();
-    PRLIMIT
-        .get_or_init(|| find_program(OsStr::new("prlimit")).ok())
-        .as_ref()
-}
-
-/// `program` as `exec` would find it: a path as it is, a bare name in `PATH`.
-fn find_program(program: &OsStr) -> std::io::Result<PathBuf> {
+/// `program` as `exec` would find it: a path as it is, a bare name in `search_path` (by default
+/// the usual system directories).
+fn find_program(program: &OsStr, search_path: Option<&OsStr>) -> std::io::Result<PathBuf> {
     let runnable = |p: &Path| {
         std::fs::metadata(p).is_ok_and(|m| {
             #[cfg(unix)]
@@ -340,14 +327,14 @@ fn find_program(program: &OsStr) -> std::io::Result<PathBuf> {
             ))
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    std::env::split_paths(&path)
+    let path = search_path.unwrap_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"));
+    std::env::split_paths(path)
         .map(|d| d.join(program))
         .find(|c| runnable(c))
         .ok_or_else(|| {
             std::io::Error::new(
                 std::io::ErrorKind::NotFound,
-                format!("{} not found in PATH", p.display()),
+                format!("{} not found in the search path", p.display()),
             )
         })
 }
@@ -380,17 +367,18 @@ mod tests {
     /// What the shell reports as its limits when started under `l` through each wrapper.
     #[test]
     fn both_wrappers_set_the_limits() {
-        let l = Limits {
+        let l = ChildLimits {
             memory_mb: 64,
             cpu_secs: 7,
+            search_path: None,
         };
         let mut wrappers = vec![None];
-        if let Some(p) = prlimit() {
-            wrappers.push(Some(p.as_path()));
+        if let Ok(p) = find_program(OsStr::new("prlimit"), None) {
+            wrappers.push(Some(p));
         }
         for w in wrappers {
             let out = l
-                .wrap(find_program(OsStr::new("sh")).unwrap(), w)
+                .wrap(find_program(OsStr::new("sh"), None).unwrap(), w.as_deref())
                 .args(["-c", "ulimit -v; ulimit -S -t; ulimit -H -t; ulimit -c"])
                 .output()
                 .unwrap();
@@ -402,9 +390,10 @@ mod tests {
             );
         }
         // No limits: the program itself.
-        let none = Limits {
+        let none = ChildLimits {
             memory_mb: 0,
             cpu_secs: 0,
+            search_path: None,
         };
         let cmd = none.command("sh").unwrap();
         assert!(cmd.get_program().to_string_lossy().ends_with("/sh"));
@@ -416,9 +405,10 @@ mod tests {
 
     #[test]
     fn a_busy_loop_ends_at_the_cpu_limit() {
-        let l = Limits {
+        let l = ChildLimits {
             memory_mb: 0,
             cpu_secs: 1,
+            search_path: None,
         };
         let start = std::time::Instant::now();
         let st = l
@@ -434,7 +424,7 @@ mod tests {
 
     #[test]
     fn limits_are_recognised_by_how_the_process_ended() {
-        let l = Limits::new(1024, Some(Duration::from_millis(2500)));
+        let l = ChildLimits::new(1024, Some(Duration::from_millis(2500)));
         assert_eq!(l.cpu_secs, 4);
         let failed = ExitStatus::from_raw(1 << 8);
         let t = Duration::from_secs(1);
@@ -480,8 +470,8 @@ mod tests {
             l.hit(&ExitStatus::from_raw(0), t, Some(b"out of memory")),
             None
         );
-        assert_eq!(Limits::new(1, None).memory_mb, MIN_CHILD_MEMORY_MB);
-        let none = Limits::new(0, None);
+        assert_eq!(ChildLimits::new(1, None).memory_mb, MIN_CHILD_MEMORY_MB);
+        let none = ChildLimits::new(0, None);
         assert_eq!(none.hit(&ExitStatus::from_raw(SIGXCPU), t, None), None);
         assert_eq!(none.hit(&failed, t, Some(b"cc1: out of memory")), None);
         assert_eq!(

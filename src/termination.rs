@@ -25,6 +25,7 @@ use crate::diag::Result;
 use crate::gcl::loops::{back_edges, loop_terminates, terminating_functions};
 use crate::gcl::InstrKind;
 use crate::ir::Callee;
+use crate::limits::Budget;
 
 /// Whether the versions provably terminate on the same inputs.
 #[derive(Clone, Debug, Default)]
@@ -34,7 +35,12 @@ pub struct Termination {
     pub reasons: Vec<String>,
 }
 
-pub fn check(c: &Correlated, a: &Analysis, changed: &BTreeSet<String>) -> Result<Termination> {
+pub fn check(
+    c: &Correlated,
+    a: &Analysis,
+    changed: &BTreeSet<String>,
+    b: &Budget,
+) -> Result<Termination> {
     let f = c.product();
     let wrap = a.semantics.overflow == Overflow::Wrap;
     let mut reasons: Vec<String> = vec![];
@@ -45,7 +51,7 @@ pub fn check(c: &Correlated, a: &Analysis, changed: &BTreeSet<String>) -> Result
     };
     for (back, head) in back_edges(f) {
         if let Some(l) = c.lockstep.iter().find(|l| l.back == back) {
-            if agree(a, l.test, l.act_old, l.act_new)? || alone_ok(c, l, wrap) {
+            if agree(a, l.test, l.act_old, l.act_new, b)? || alone_ok(c, l, wrap) {
                 continue;
             }
             note(format!(
@@ -87,7 +93,7 @@ pub fn check(c: &Correlated, a: &Analysis, changed: &BTreeSet<String>) -> Result
             Callee::Direct(n) if !defined.contains(n.as_str()) => {}
             Callee::Direct(n) if terminating.contains(n) => {}
             Callee::Direct(n) => {
-                if matched_call_pair(c, a, p, n, changed)? {
+                if matched_call_pair(c, a, p, n, changed, b)? {
                     skip_next = true;
                     continue;
                 }
@@ -127,13 +133,14 @@ fn agree(
     test: usize,
     act_old: crate::ir::GuardId,
     act_new: crate::ir::GuardId,
+    b: &Budget,
 ) -> Result<bool> {
     use crate::analysis::Soft;
     let Some(state) = a.states.get(test).and_then(|s| s.as_ref()) else {
         return Ok(true);
     };
     for s in state {
-        if s.data.s_is_bottom()? {
+        if s.data.s_is_bottom(b)? {
             continue;
         }
         match (s.ctx.get(&act_old), s.ctx.get(&act_new)) {
@@ -173,6 +180,7 @@ fn matched_call_pair(
     p: usize,
     name: &str,
     changed: &BTreeSet<String>,
+    b: &Budget,
 ) -> Result<bool> {
     use crate::analysis::Soft;
     let f = c.product();
@@ -204,7 +212,7 @@ fn matched_call_pair(
         return Ok(true);
     };
     for s in state {
-        if s.data.s_is_bottom()? {
+        if s.data.s_is_bottom(b)? {
             continue;
         }
         let go = eval_guard(&f.instrs[p].guard, &s.ctx);
@@ -215,7 +223,7 @@ fn matched_call_pair(
             _ => return Ok(false),
         }
         for (x, y) in oa.iter().zip(na) {
-            if !equal_exprs(c, &a.dims, a.semantics, x, y, s)? {
+            if !equal_exprs(c, &a.dims, a.semantics, x, y, s, b)? {
                 return Ok(false);
             }
         }

@@ -23,7 +23,7 @@ fn manifest_verdicts_are_sound_and_mostly_precise() {
             functions: vec![function.to_string()],
             ..Default::default()
         };
-        opts.analysis.timeout = Some(Duration::from_secs(60));
+        opts.limits.timeout = Some(Duration::from_secs(60));
         let r = dizy::diff::diff_files(&root.join(old), &root.join(new), &opts);
         let verdict = match r {
             Ok(r) => r.functions[0].verdict,

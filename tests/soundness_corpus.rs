@@ -72,7 +72,7 @@ fn equivalent_verdicts_survive_execution() {
             no_witness: true,
             ..Default::default()
         };
-        opts.analysis.timeout = Some(Duration::from_secs(30));
+        opts.limits.timeout = Some(Duration::from_secs(30));
         let report =
             dizy::diff::diff_files(&old, &new, &opts).unwrap_or_else(|e| panic!("{id}: {e}"));
         if report.functions[0].verdict != dizy::diff::Verdict::Equivalent {

@@ -323,9 +323,17 @@ impl DomainKind {
 
     /// The universe over `dims` integer dimensions.
     pub fn top(self, dims: usize) -> Result<AnyDomain> {
+        self.top_budgeted(dims, None)
+    }
+
+    /// The universe over `dims` integer dimensions whose operations (and those of every value
+    /// derived from it) each get at most `budget` units of PPL work; the interval domain needs
+    /// no budget (its operations are linear).
+    pub fn top_budgeted(self, dims: usize, budget: Option<u64>) -> Result<AnyDomain> {
+        let w = budget.unwrap_or(0);
         Ok(match self {
-            DomainKind::Polyhedra => AnyDomain::Polyhedra(Polyhedra::top(dims)?),
-            DomainKind::Octagon => AnyDomain::Octagon(Octagons::top(dims)?),
+            DomainKind::Polyhedra => AnyDomain::Polyhedra(Polyhedra::top_budgeted(dims, w)?),
+            DomainKind::Octagon => AnyDomain::Octagon(Octagons::top_budgeted(dims, w)?),
             DomainKind::Interval => AnyDomain::Interval(Intervals::top(dims)?),
         })
     }

@@ -22,7 +22,7 @@
 //! loses precision (a bound goes to ±∞, a variable is forgotten), never
 //! correctness. Errors from PPL are returned as [`DomainError`], not aborts;
 //! an in-place update that fails inside PPL leaves the value at top.
-//! [`ppl::set_operation_budget`] bounds PPL's worst-case exponential work.
+//! Each PPL value carries a work budget per operation ([`DomainKind::top_budgeted`]), which bounds PPL's worst-case exponential work.
 //! Thread-safety of the PPL backends (one global lock, values `Send + Sync`):
 //! see the [`ppl`] module. Usage, design and how to add a backend:
 //! `domains/README.md`.

@@ -44,7 +44,6 @@ use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_long};
 use std::ptr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::linear::{ConstraintKind, LinConstraint, LinExpr};
@@ -168,25 +167,10 @@ fn check(rc: c_int) -> Result<c_int> {
     })
 }
 
-/// Work budget of every potentially exponential PPL operation, in PPL's
-/// deterministic weight units (0 = unlimited, the default).
-static OP_BUDGET: AtomicU64 = AtomicU64::new(0);
-
-/// Bounds the work of each subsequent PPL operation (conversions between
-/// constraints and generators can blow up exponentially with the number of
-/// dimensions). When an operation exceeds `weight` it fails with
-/// [`DomainError::Timeout`], and a value being modified in place is reset to
-/// top (see [`crate::PplDomain`]). `None` removes the limit. The setting is
-/// process-wide; it is deterministic (counts operations, not time). Integer
-/// point searches have their own budget.
-pub fn set_operation_budget(weight: Option<u64>) {
-    OP_BUDGET.store(weight.unwrap_or(0), Ordering::Relaxed);
-}
-
-/// Runs one PPL call under the operation budget. Call with the lock held
-/// (the timeout is global PPL state).
-fn budgeted(f: impl FnOnce() -> c_int) -> c_int {
-    let budget = OP_BUDGET.load(Ordering::Relaxed);
+/// Runs one PPL call under a work budget in PPL's deterministic weight
+/// units (0: unlimited). Call with the lock held: the timeout is global PPL
+/// state, set from the value's own budget around each call and always reset.
+fn budgeted(budget: u64, f: impl FnOnce() -> c_int) -> c_int {
     if budget == 0 {
         return f();
     }
@@ -711,6 +695,9 @@ raw_ops!(
 /// error, which surfaces as `Err`, never as a crash).
 pub struct Shape<K: Kind> {
     raw: *mut K::Tag,
+    /// Work budget of each potentially exponential operation on this value
+    /// (0: unlimited); copies and values derived from it keep it.
+    budget: u64,
 }
 
 // SAFETY: the handle is only dereferenced by PPL under the global lock, and
@@ -744,13 +731,20 @@ fn rat_of(n: &Coef<'_>, d: &Coef<'_>) -> Result<Option<Rat>> {
 }
 
 impl<K: Kind> Shape<K> {
-    /// The universe (`empty == false`) or the empty set of `dims` dimensions.
-    pub fn new(dims: usize, empty: bool) -> Result<Self> {
+    /// The universe (`empty == false`) or the empty set of `dims` dimensions,
+    /// whose operations each get at most `budget` units of work (0: no bound;
+    /// an operation that runs out fails with [`DomainError::Timeout`]).
+    pub fn new(dims: usize, empty: bool, budget: u64) -> Result<Self> {
         let _g = lock()?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer; lock held.
         check(unsafe { K::new_space(&mut raw, dims, c_int::from(empty)) })?;
-        Ok(Shape { raw })
+        Ok(Shape { raw, budget })
+    }
+
+    /// The work budget of this value's operations.
+    pub fn budget(&self) -> u64 {
+        self.budget
     }
 
     /// A copy; fails only if PPL runs out of memory.
@@ -759,7 +753,10 @@ impl<K: Kind> Shape<K> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid source handle and out-pointer; lock held.
         check(unsafe { K::copy(&mut raw, self.raw) })?;
-        Ok(Shape { raw })
+        Ok(Shape {
+            raw,
+            budget: self.budget,
+        })
     }
 
     /// Intersects with non-strict constraints (`=`, `≤`, `≥`). Octagons
@@ -768,7 +765,9 @@ impl<K: Kind> Shape<K> {
         let g = lock()?;
         let sys = PConsSys::new(&g, cs, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe { K::refine(self.raw, sys.raw) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::refine(self.raw, sys.raw)
+        }))?;
         Ok(())
     }
 
@@ -778,7 +777,7 @@ impl<K: Kind> Shape<K> {
         let le = PLinExpr::new(&g, e, dims)?;
         let one = Coef::new(&g, 1)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::affine_image(self.raw, var, le.raw, one.raw)
         }))?;
         Ok(())
@@ -788,7 +787,9 @@ impl<K: Kind> Shape<K> {
     pub fn unconstrain(&mut self, var: usize) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        check(budgeted(|| unsafe { K::unconstrain(self.raw, var) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::unconstrain(self.raw, var)
+        }))?;
         Ok(())
     }
 
@@ -806,7 +807,7 @@ impl<K: Kind> Shape<K> {
         let _g = lock()?;
         let mut ds = ds.to_vec();
         // SAFETY: valid handle and array of `ds.len()` entries; lock held.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::remove_dims(self.raw, ds.as_mut_ptr(), ds.len())
         }))?;
         Ok(())
@@ -821,7 +822,7 @@ impl<K: Kind> Shape<K> {
         check(unsafe { ffi::ppl_not_a_dimension(&mut nad) })?;
         let mut maps: Vec<usize> = map.iter().map(|m| m.unwrap_or(nad)).collect();
         // SAFETY: valid handle and array of `maps.len()` entries; lock held.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::map_dims(self.raw, maps.as_mut_ptr(), maps.len())
         }))?;
         Ok(())
@@ -830,14 +831,18 @@ impl<K: Kind> Shape<K> {
     pub fn meet_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe { K::meet(self.raw, o.raw) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::meet(self.raw, o.raw)
+        }))?;
         Ok(())
     }
 
     pub fn join_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe { K::join(self.raw, o.raw) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::join(self.raw, o.raw)
+        }))?;
         self.minimize_locked()
     }
 
@@ -852,7 +857,7 @@ impl<K: Kind> Shape<K> {
         let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
         // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag`, so the cast is the
         // identity; valid handle and out-pointer; lock held by the caller.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             ffi::ppl_Polyhedron_get_minimized_constraints(
                 self.raw as ffi::ppl_Polyhedron_t,
                 &mut cs,
@@ -865,7 +870,9 @@ impl<K: Kind> Shape<K> {
     pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe { K::widen(self.raw, older.raw) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::widen(self.raw, older.raw)
+        }))?;
         Ok(())
     }
 
@@ -880,7 +887,7 @@ impl<K: Kind> Shape<K> {
         let g = lock()?;
         let sys = PConsSys::new(&g, thresholds, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::limited_widen(self.raw, older.raw, sys.raw)
         }))?;
         Ok(())
@@ -890,25 +897,31 @@ impl<K: Kind> Shape<K> {
     pub fn contains(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(|| unsafe { K::contains(self.raw, o.raw) }))? > 0)
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::contains(self.raw, o.raw)
+        }))? > 0)
     }
 
     pub fn equals(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(|| unsafe { K::equals(self.raw, o.raw) }))? > 0)
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::equals(self.raw, o.raw)
+        }))? > 0)
     }
 
     pub fn is_empty(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(|| unsafe { K::is_empty(self.raw) }))? > 0)
+        Ok(check(budgeted(self.budget, || unsafe { K::is_empty(self.raw) }))? > 0)
     }
 
     pub fn is_universe(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(|| unsafe { K::is_universe(self.raw) }))? > 0)
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::is_universe(self.raw)
+        }))? > 0)
     }
 
     /// Supremum of `e` (`+∞` when unbounded or too large for `i128`).
@@ -919,7 +932,7 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(|| unsafe {
+        let bounded = check(budgeted(self.budget, || unsafe {
             K::maximize(self.raw, le.raw, n.raw, d.raw, &mut opt)
         }))?;
         if bounded == 0 {
@@ -935,7 +948,7 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(|| unsafe {
+        let bounded = check(budgeted(self.budget, || unsafe {
             K::minimize(self.raw, le.raw, n.raw, d.raw, &mut opt)
         }))?;
         if bounded == 0 {
@@ -971,17 +984,22 @@ impl<K: Kind> Shape<K> {
     fn as_polyhedron<'g>(&self, _g: &'g Guard) -> Result<PPoly<'g>> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid source handle and out-pointer; lock held.
-        check(budgeted(|| unsafe { K::to_polyhedron(&mut raw, self.raw) }))?;
+        check(budgeted(self.budget, || unsafe {
+            K::to_polyhedron(&mut raw, self.raw)
+        }))?;
         Ok(PPoly {
             raw,
+            budget: self.budget,
             _g: PhantomData,
         })
     }
 }
 
-/// A temporary polyhedron (see [`Shape::as_polyhedron`]).
+/// A temporary polyhedron (see [`Shape::as_polyhedron`]), with the budget of
+/// the value it copies.
 struct PPoly<'g> {
     raw: ffi::ppl_Polyhedron_t,
+    budget: u64,
     _g: PhantomData<&'g Guard>,
 }
 
@@ -991,7 +1009,7 @@ impl PPoly<'_> {
     fn minimized_constraints(&self) -> Result<ffi::ppl_const_Constraint_System_t> {
         let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
         // SAFETY: valid handle and out-pointer; lock held by the borrow.
-        check(budgeted(|| unsafe {
+        check(budgeted(self.budget, || unsafe {
             ffi::ppl_Polyhedron_get_minimized_constraints(self.raw, &mut cs)
         }))?;
         Ok(cs)
@@ -1095,7 +1113,7 @@ fn mip_point(
 /// polyhedron with more dimensions than PPL allows. Used by tests and the
 /// `exercise` example to walk the error path.
 pub fn provoke_error() -> Result<()> {
-    Shape::<CPolyhedron>::new(usize::MAX - 1, false).map(|_| ())
+    Shape::<CPolyhedron>::new(usize::MAX - 1, false, 0).map(|_| ())
 }
 
 #[cfg(test)]
@@ -1124,7 +1142,7 @@ mod tests {
             other => panic!("expected a PPL error, got {other:?}"),
         }
         // The library still works afterwards.
-        assert!(Shape::<CPolyhedron>::new(3, false)
+        assert!(Shape::<CPolyhedron>::new(3, false, 0)
             .unwrap()
             .is_universe()
             .unwrap());
@@ -1132,7 +1150,7 @@ mod tests {
 
     #[test]
     fn rounding_mode_is_restored() {
-        let _ = Shape::<Octagon>::new(1, false).unwrap();
+        let _ = Shape::<Octagon>::new(1, false, 0).unwrap();
         // 1 + 2^-53 is a tie: round-to-nearest-even gives 1, upward does not.
         let x = std::hint::black_box(1.0f64) + std::hint::black_box(f64::EPSILON / 2.0);
         assert_eq!(x, 1.0);
@@ -1141,7 +1159,7 @@ mod tests {
     #[test]
     fn mip_gives_up_on_lattice_free_unbounded_problem() {
         // 2x - 2y = 1 has rational but no integer solutions.
-        let mut s = Shape::<CPolyhedron>::new(2, false).unwrap();
+        let mut s = Shape::<CPolyhedron>::new(2, false, 0).unwrap();
         let e = LinExpr::from_terms(&[(2, 0), (-2, 1)], -1).unwrap();
         s.refine(&[LinConstraint::new(e, ConstraintKind::Eq)], 2)
             .unwrap();

@@ -86,8 +86,16 @@ fn check_size<K: Kind>(dims: usize) -> Result<()> {
 impl<K: Kind> PplDomain<K> {
     /// The universe over `dims` integer dimensions.
     pub fn top(dims: usize) -> Result<Self> {
+        Self::top_budgeted(dims, 0)
+    }
+
+    /// The universe over `dims` integer dimensions, each operation on it (and
+    /// on every value derived from it) bounded by `budget` units of PPL work
+    /// (0: unbounded). An operation that runs out fails with
+    /// [`DomainError::Timeout`]; an in-place one then leaves top.
+    pub fn top_budgeted(dims: usize, budget: u64) -> Result<Self> {
         check_size::<K>(dims)?;
-        let shape = Shape::new(dims, false)?;
+        let shape = Shape::new(dims, false, budget)?;
         Ok(PplDomain {
             shape,
             ints: vec![true; dims],
@@ -96,8 +104,12 @@ impl<K: Kind> PplDomain<K> {
 
     /// The empty set over `dims` integer dimensions.
     pub fn bottom(dims: usize) -> Result<Self> {
+        Self::bottom_budgeted(dims, 0)
+    }
+
+    fn bottom_budgeted(dims: usize, budget: u64) -> Result<Self> {
         check_size::<K>(dims)?;
-        let shape = Shape::new(dims, true)?;
+        let shape = Shape::new(dims, true, budget)?;
         Ok(PplDomain {
             shape,
             ints: vec![true; dims],
@@ -113,7 +125,7 @@ impl<K: Kind> PplDomain<K> {
     }
 
     fn set_bottom(&mut self) -> Result<()> {
-        self.shape = Shape::new(self.dims(), true)?;
+        self.shape = Shape::new(self.dims(), true, self.shape.budget())?;
         Ok(())
     }
 
@@ -125,7 +137,7 @@ impl<K: Kind> PplDomain<K> {
     fn update(&mut self, f: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
         let r = f(self);
         if let Err(DomainError::Ppl { .. } | DomainError::Timeout) = r {
-            if let Ok(top) = Shape::new(self.ints.len(), false) {
+            if let Ok(top) = Shape::new(self.ints.len(), false, self.shape.budget()) {
                 self.shape = top;
             }
         }
@@ -243,11 +255,11 @@ impl<K: Kind> NumDomain for PplDomain<K> {
     }
 
     fn top_like(&self, dims: usize) -> Result<Self> {
-        Self::top(dims)
+        Self::top_budgeted(dims, self.shape.budget())
     }
 
     fn bottom_like(&self, dims: usize) -> Result<Self> {
-        Self::bottom(dims)
+        Self::bottom_budgeted(dims, self.shape.budget())
     }
 
     fn is_integer(&self, dim: Dim) -> bool {

@@ -21,23 +21,23 @@ mod state;
 mod translate;
 
 pub use state::{canonize, derr, equiv_set, Soft, State, Sub};
-pub use state::{check_memory, set_memory_limit_mb};
 pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, DomainKind, LinConstraint, LinExpr, NumDomain};
 
 use crate::correlate::{Correlated, Side, PURE_FUNCTIONS};
-use crate::diag::{Error, Result};
+use crate::diag::{Error, Result, Stop};
 use crate::gcl::{GclFunction, Guard, InstrKind};
 use crate::ir::{CType, Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
+use crate::limits::Budget;
 
 /// Guard valuation of a sub-state (absent = unknown).
 pub type Ctx = im::OrdMap<GuardId, bool>;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Canon {
     JoinEquiv,
     JoinAll,
@@ -45,7 +45,7 @@ pub enum Canon {
     None,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum CanonPoint {
     /// Only at diff points and loop heads.
     Diff,
@@ -56,7 +56,7 @@ pub enum CanonPoint {
 }
 
 /// How floating-point values are analysed.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, clap::ValueEnum)]
 pub enum Floats {
     /// IEEE 754 as the compiled program computes it (x86-64 SSE, round to nearest): NaN, ±inf
     /// and rounding exist, so the analysis knows of a floating value only that it is identical
@@ -68,7 +68,7 @@ pub enum Floats {
     Real,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum Overflow {
     /// Signed overflow is undefined behaviour and not modelled; unsigned arithmetic wraps.
     Math,
@@ -87,10 +87,6 @@ pub struct Options {
     /// Sub-states per point above which the state is canonized anyway (Join-Equiv, then
     /// Join-All): precision degrades, soundness does not.
     pub max_substates: usize,
-    pub timeout: Option<Duration>,
-    /// Work budget of each polyhedra/octagon operation (PPL's deterministic weight units);
-    /// an operation that exceeds it gives a sound over-approximation instead.
-    pub op_budget: Option<u64>,
 }
 
 impl Default for Options {
@@ -103,11 +99,6 @@ impl Default for Options {
             overflow: Overflow::Math,
             floats: Floats::Ieee,
             max_substates: 64,
-            timeout: None,
-            op_budget: std::env::var("DIZY_OP_BUDGET")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .or(Some(DEFAULT_OP_BUDGET)),
         }
     }
 }
@@ -166,22 +157,18 @@ fn assume_guard(s: &Sub, g: &Guard) -> Sub {
     s
 }
 
-/// Default PPL work budget per operation: well above what ordinary states need, far below a
-/// blow-up.
-pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
+pub use crate::limits::DEFAULT_OP_BUDGET;
 
-pub fn analyze(c: &Correlated, opts: &Options) -> Result<Analysis> {
-    dizy_domains::ppl::set_operation_budget(opts.op_budget);
-    let mut a = Analyzer::new(c, opts)?;
+/// Analyse `c` under `opts`, within `budget` (a deadline and a memory bound: past either, the
+/// analysis stops with a typed [`crate::diag::Stop`] and claims nothing).
+pub fn analyze(c: &Correlated, opts: &Options, budget: &Budget) -> Result<Analysis> {
+    let mut a = Analyzer::new(c, opts, budget)?;
     state::check_size(
         a.dims.len(),
         a.f.instrs.len(),
         opts.domain != DomainKind::Interval,
     )?;
-    state::set_deadline(a.deadline);
-    let r = a.run();
-    state::set_deadline(None);
-    r?;
+    a.run()?;
     Ok(Analysis {
         semantics: a.semantics(),
         dims: a.dims,
@@ -219,9 +206,7 @@ struct Analyzer<'a> {
     congruent_helpers: HashSet<String>,
     stats: Stats,
     notes: Vec<String>,
-    deadline: Option<Instant>,
-    /// `DIZY_TRACE=1`: print each worklist step on stderr (debugging aid).
-    trace: bool,
+    budget: &'a Budget,
     /// Dimensions and guards to forget at each loop head.
     dead_dims: HashMap<usize, Vec<Dim>>,
     dead_guards: HashMap<usize, Vec<GuardId>>,
@@ -236,7 +221,7 @@ const MAX_TRANSFERS: usize = 2_000_000;
 const MAX_HEAD_ITERS: usize = 40;
 
 impl<'a> Analyzer<'a> {
-    fn new(c: &'a Correlated, opts: &'a Options) -> Result<Self> {
+    fn new(c: &'a Correlated, opts: &'a Options, budget: &'a Budget) -> Result<Self> {
         let f = c.product();
         let n = f.instrs.len();
         // Copies of aggregate inputs would only serve the report: they cost a dimension per
@@ -308,7 +293,6 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
-        let deadline = opts.timeout.map(|t| Instant::now() + t);
         let mut pinned: HashSet<VarId> = c.inputs.iter().map(|i| i.copy).collect();
         for d in &c.diff_points {
             for &k in &d.pairs {
@@ -364,8 +348,7 @@ impl<'a> Analyzer<'a> {
             congruent_helpers: congruent_helpers(c),
             stats: Stats::default(),
             notes: vec![],
-            deadline,
-            trace: std::env::var_os("DIZY_TRACE").is_some(),
+            budget,
             dead_dims,
             dead_guards,
             dying_dims,
@@ -374,7 +357,11 @@ impl<'a> Analyzer<'a> {
     }
 
     fn initial(&self) -> Result<State> {
-        let mut data = self.opts.domain.top(self.dims.len()).map_err(derr)?;
+        let mut data = self
+            .opts
+            .domain
+            .top_budgeted(self.dims.len(), self.budget.op_budget())
+            .map_err(derr)?;
         for d in 0..self.dims.len() {
             if self.dims.ty_of(&self.f.func, d).is_float() {
                 data.set_integer(d, false).map_err(derr)?;
@@ -405,8 +392,8 @@ impl<'a> Analyzer<'a> {
                     continue;
                 }
                 if let Some((lo, hi)) = type_range(ty) {
-                    meet(&mut data, &[(1, *d)], ConstraintKind::Ge, lo)?;
-                    meet(&mut data, &[(1, *d)], ConstraintKind::Le, hi)?;
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Ge, lo, self.budget)?;
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Le, hi, self.budget)?;
                 }
             }
             // The copy remembers the old side (or the only side); the new side starts equal
@@ -419,13 +406,25 @@ impl<'a> Analyzer<'a> {
             };
             for (path, d, ty) in first {
                 if let Some(c) = find(&pc, path, ty) {
-                    meet(&mut data, &[(1, *d), (-1, c)], ConstraintKind::Eq, 0)?;
+                    meet(
+                        &mut data,
+                        &[(1, *d), (-1, c)],
+                        ConstraintKind::Eq,
+                        0,
+                        self.budget,
+                    )?;
                 }
             }
             if inp.equal && !po.is_empty() {
                 for (path, d, ty) in &po {
                     if let Some(n) = find(&pn, path, ty) {
-                        meet(&mut data, &[(1, *d), (-1, n)], ConstraintKind::Eq, 0)?;
+                        meet(
+                            &mut data,
+                            &[(1, *d), (-1, n)],
+                            ConstraintKind::Eq,
+                            0,
+                            self.budget,
+                        )?;
                     }
                 }
             }
@@ -437,15 +436,11 @@ impl<'a> Analyzer<'a> {
     }
 
     fn check_time(&self) -> Result<()> {
-        if let Some(d) = self.deadline {
-            if Instant::now() > d {
-                return Err(Error::new("analysis timed out"));
-            }
-        }
+        self.budget.check()?;
         if self.stats.transfers > MAX_TRANSFERS {
-            return Err(Error::new("analysis step budget exhausted"));
+            return Err(Error::stopped(Stop::Size, "analysis step budget exhausted"));
         }
-        state::check_memory()
+        Ok(())
     }
 
     fn run(&mut self) -> Result<()> {
@@ -462,27 +457,17 @@ impl<'a> Analyzer<'a> {
                 continue;
             };
             let state = self.prepare(p, state)?;
-            if self.trace {
-                let sizes: Vec<usize> = state
-                    .iter()
-                    .map(|x| x.data.constraints().map(|c| c.len()).unwrap_or(0))
-                    .collect();
-                if std::env::var_os("DIZY_TRACE_FULL").is_some() {
-                    for x in &state {
-                        eprintln!(
-                            "[dizy]     {:?} {:?}",
-                            x.ctx,
-                            x.data.to_strings(&self.dims.names)
-                        );
-                    }
+            if tracing::enabled!(tracing::Level::TRACE) {
+                for x in &state {
+                    tracing::trace!(ctx = ?x.ctx, data = ?x.data.to_strings(&self.dims.names), "sub-state");
                 }
-                eprintln!(
-                    "[dizy] pos {p} ({} sub-states, constraints {:?}) {:?}",
-                    state.len(),
-                    sizes,
-                    self.f.instrs[p].kind
-                );
             }
+            tracing::debug!(
+                pos = p,
+                substates = state.len(),
+                instr = ?self.f.instrs[p].kind,
+                "worklist step"
+            );
             self.stats.transfers += 1;
             self.stats.max_substates = self.stats.max_substates.max(state.len());
             let t0 = Instant::now();
@@ -493,9 +478,7 @@ impl<'a> Analyzer<'a> {
                 let (f, j) = self.transfer(p, &state)?;
                 (f, j, p + 1)
             };
-            if self.trace {
-                eprintln!("[dizy]   transfer {} ms", t0.elapsed().as_millis());
-            }
+            tracing::debug!(ms = t0.elapsed().as_millis(), "transfer");
             if let Some((t, js)) = jump {
                 if self.propagate(p, t, js)? {
                     work.insert(t);
@@ -519,7 +502,7 @@ impl<'a> Analyzer<'a> {
                 Canon::JoinEquiv if !self.diff_at.contains(&p) => Canon::None,
                 c => c,
             };
-            state::canonize(state, canon, pairs)?
+            state::canonize(state, canon, pairs, self.budget)?
         } else {
             state
         };
@@ -528,7 +511,7 @@ impl<'a> Analyzer<'a> {
             // first (what a guard selects stays exact), then on the equivalences alone.
             self.stats.forced_canonizations += 1;
             for c in [Canon::None, Canon::JoinEquiv, Canon::JoinAll] {
-                s = state::canonize(s, c, pairs)?;
+                s = state::canonize(s, c, pairs, self.budget)?;
                 if s.len() <= self.opts.max_substates {
                     break;
                 }
@@ -544,7 +527,7 @@ impl<'a> Analyzer<'a> {
         if !dd.is_empty() || !dg.is_empty() {
             for sub in s.iter_mut() {
                 for &d in dd {
-                    sub.data.s_forget(d)?;
+                    sub.data.s_forget(d, self.budget)?;
                 }
                 for g in dg {
                     sub.ctx.remove(g);
@@ -571,9 +554,9 @@ impl<'a> Analyzer<'a> {
                 self.opts.canon
             };
             let u = if self.opts.canon_point == CanonPoint::Join {
-                state::canonize(union, canon, &self.dim_pairs)?
+                state::canonize(union, canon, &self.dim_pairs, self.budget)?
             } else {
-                state::prune(union)?
+                state::prune(union, self.budget)?
             };
             self.states[to] = Some(u);
             return Ok(true);
@@ -583,7 +566,7 @@ impl<'a> Analyzer<'a> {
         if let (Some(dd), Some(dg)) = (self.dead_dims.get(&to), self.dead_guards.get(&to)) {
             for s in union.iter_mut() {
                 for &d in dd {
-                    s.data.s_forget(d)?;
+                    s.data.s_forget(d, self.budget)?;
                 }
                 for g in dg {
                     s.ctx.remove(g);
@@ -598,22 +581,22 @@ impl<'a> Analyzer<'a> {
         } else {
             Canon::None
         };
-        let mut new = state::canonize(union, key_canon, &self.dim_pairs)?;
+        let mut new = state::canonize(union, key_canon, &self.dim_pairs, self.budget)?;
         if new.len() > self.opts.max_substates {
-            new = state::canonize(new, Canon::JoinAll, &self.dim_pairs)?;
+            new = state::canonize(new, Canon::JoinAll, &self.dim_pairs, self.budget)?;
         }
         let Some(old) = self.states[to].clone() else {
             self.states[to] = Some(new);
             return Ok(true);
         };
-        if state::leq(&new, &old)? {
+        if state::leq(&new, &old, self.budget)? {
             return Ok(false);
         }
         let next = if iters > self.opts.widen_delay {
             self.stats.widenings += 1;
-            let mut w = state::widen(&old, new, key_canon, &self.dim_pairs)?;
+            let mut w = state::widen(&old, new, key_canon, &self.dim_pairs, self.budget)?;
             if w.len() > self.opts.max_substates {
-                w = state::canonize(w, Canon::JoinAll, &self.dim_pairs)?;
+                w = state::canonize(w, Canon::JoinAll, &self.dim_pairs, self.budget)?;
             }
             w
         } else {
@@ -693,7 +676,13 @@ impl<'a> Analyzer<'a> {
                     dnew.and_then(|v| self.dims.of(v)),
                 ) {
                     for mut r in after_new {
-                        meet(&mut r.data, &[(1, a), (-1, b)], ConstraintKind::Eq, 0)?;
+                        meet(
+                            &mut r.data,
+                            &[(1, a), (-1, b)],
+                            ConstraintKind::Eq,
+                            0,
+                            self.budget,
+                        )?;
                         out.push(r);
                     }
                     continue;
@@ -745,7 +734,7 @@ impl<'a> Analyzer<'a> {
     /// Whether an old and a new expression provably have the same value in `s`: linear and
     /// entailed equal, or the same pure expression over pairwise-equal variables.
     pub fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
-        equal_exprs(self.c, &self.dims, self.semantics(), x, y, s)
+        equal_exprs(self.c, &self.dims, self.semantics(), x, y, s, self.budget)
     }
 
     fn semantics(&self) -> Semantics {
@@ -773,8 +762,8 @@ impl<'a> Analyzer<'a> {
                         Some(conjs) => {
                             for conj in conjs {
                                 let mut piece = base.clone();
-                                piece.data.s_meet_constraints(&conj)?;
-                                if !piece.data.s_is_bottom()? {
+                                piece.data.s_meet_constraints(&conj, self.budget)?;
+                                if !piece.data.s_is_bottom(self.budget)? {
                                     out.push(piece);
                                 }
                             }
@@ -794,7 +783,7 @@ impl<'a> Analyzer<'a> {
                 }
                 Resolved::Some(ds) => {
                     for d in ds {
-                        s.data.s_forget(d)?;
+                        s.data.s_forget(d, self.budget)?;
                     }
                     Ok(vec![s])
                 }
@@ -818,9 +807,10 @@ impl<'a> Analyzer<'a> {
                 };
                 for d in dims {
                     if self.ieee() && self.dims.ty_of(&self.f.func, d).is_float() {
-                        s.data.s_forget(d)?;
+                        s.data.s_forget(d, self.budget)?;
                     } else {
-                        s.data.s_assign_linear(d, &LinExpr::constant(0))?;
+                        s.data
+                            .s_assign_linear(d, &LinExpr::constant(0), self.budget)?;
                     }
                 }
                 Ok(vec![s])
@@ -837,8 +827,20 @@ impl<'a> Analyzer<'a> {
                         let ty = self.f.func.place_ty(d);
                         let range = type_range(&ty).filter(|_| wraps(&ty, self.opts.overflow));
                         if let Some((lo, hi)) = range {
-                            meet(&mut s.data, &[(1, dim)], ConstraintKind::Ge, lo)?;
-                            meet(&mut s.data, &[(1, dim)], ConstraintKind::Le, hi)?;
+                            meet(
+                                &mut s.data,
+                                &[(1, dim)],
+                                ConstraintKind::Ge,
+                                lo,
+                                self.budget,
+                            )?;
+                            meet(
+                                &mut s.data,
+                                &[(1, dim)],
+                                ConstraintKind::Le,
+                                hi,
+                                self.budget,
+                            )?;
                         }
                     }
                 }
@@ -857,7 +859,7 @@ impl<'a> Analyzer<'a> {
             (_, false) => &self.globals_new,
         };
         for &d in dims {
-            s.data.s_forget(d)?;
+            s.data.s_forget(d, self.budget)?;
         }
         Ok(())
     }
@@ -875,6 +877,7 @@ impl<'a> Analyzer<'a> {
             data: &s.data,
             overflow: self.opts.overflow,
             floats: self.opts.floats,
+            budget: self.budget,
         }
     }
 
@@ -890,15 +893,15 @@ impl<'a> Analyzer<'a> {
     /// be any address-taken object or global of that version.
     fn forget_place(&self, s: &mut Sub, place: &Place, side: Side) -> Result<()> {
         match self.resolve(s, place) {
-            Resolved::Scalar(d) => s.data.s_forget(d)?,
+            Resolved::Scalar(d) => s.data.s_forget(d, self.budget)?,
             Resolved::Cells(cs) => {
                 for (_, d) in cs {
-                    s.data.s_forget(d)?;
+                    s.data.s_forget(d, self.budget)?;
                 }
             }
             Resolved::Some(ds) => {
                 for d in ds {
-                    s.data.s_forget(d)?;
+                    s.data.s_forget(d, self.budget)?;
                 }
             }
             Resolved::Untracked => {
@@ -928,13 +931,14 @@ impl<'a> Analyzer<'a> {
             Resolved::Cells(src) if same_layout(&src) => {
                 for ((_, from), (_, to)) in src.iter().zip(dst) {
                     if from != to {
-                        s.data.s_assign_linear(*to, &LinExpr::var(*from))?;
+                        s.data
+                            .s_assign_linear(*to, &LinExpr::var(*from), self.budget)?;
                     }
                 }
             }
             _ => {
                 for (_, d) in dst {
-                    s.data.s_forget(*d)?;
+                    s.data.s_forget(*d, self.budget)?;
                 }
             }
         }
@@ -952,11 +956,13 @@ impl<'a> Analyzer<'a> {
                 for (val, conjs) in [(1, t), (0, f)] {
                     for conj in conjs {
                         let mut piece = s.clone();
-                        piece.data.s_meet_constraints(&conj)?;
-                        if piece.data.s_is_bottom()? {
+                        piece.data.s_meet_constraints(&conj, self.budget)?;
+                        if piece.data.s_is_bottom(self.budget)? {
                             continue;
                         }
-                        piece.data.s_assign_linear(d, &LinExpr::constant(val))?;
+                        piece
+                            .data
+                            .s_assign_linear(d, &LinExpr::constant(val), self.budget)?;
                         out.push(piece);
                     }
                 }
@@ -964,18 +970,18 @@ impl<'a> Analyzer<'a> {
             }
         }
         let x = self.tr(&s).expr(e);
-        s.data.s_assign_expr(d, &x)?;
+        s.data.s_assign_expr(d, &x, self.budget)?;
         // Wrapping types: a result outside the range is not the C value.
         if wraps(&ty, self.opts.overflow) {
             if let Some((lo, hi)) = type_range(&ty) {
-                let b = s.data.s_bounds(&LinExpr::var(d))?;
+                let b = s.data.s_bounds(&LinExpr::var(d), self.budget)?;
                 if !b.is_empty()
                     && (b.lower < dizy_domains::Bound::int(lo)
                         || b.upper > dizy_domains::Bound::int(hi))
                 {
-                    s.data.s_forget(d)?;
-                    meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo)?;
-                    meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi)?;
+                    s.data.s_forget(d, self.budget)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
                 }
             }
         }
@@ -989,10 +995,11 @@ pub fn meet(
     terms: &[(i128, Dim)],
     kind: ConstraintKind,
     rhs: i128,
+    b: &Budget,
 ) -> Result<()> {
     let e = LinExpr::from_terms(terms, rhs.checked_neg().unwrap_or(i128::MAX))
-        .ok_or_else(|| Error::new("constraint coefficient overflow"))?;
-    data.s_meet_constraint(&LinConstraint::new(e, kind))
+        .ok_or_else(|| Error::stopped(Stop::Size, "constraint coefficient overflow"))?;
+    data.s_meet_constraint(&LinConstraint::new(e, kind), b)
 }
 
 fn is_truth_valued(e: &Expr) -> bool {
@@ -1073,6 +1080,7 @@ pub fn equal_exprs(
     x: &Expr,
     y: &Expr,
     s: &Sub,
+    budget: &Budget,
 ) -> Result<bool> {
     let tr = Tr {
         dims,
@@ -1081,11 +1089,12 @@ pub fn equal_exprs(
         data: &s.data,
         overflow: sem.overflow,
         floats: sem.floats,
+        budget,
     };
     if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
         if let Some(diff) = a.checked_sub(&b) {
             if s.data
-                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq))?
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), tr.budget)?
             {
                 return Ok(true);
             }
@@ -1123,7 +1132,7 @@ fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 (Some(da), Some(db)) => {
                     let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
                     s.data
-                        .s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?
+                        .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
                 }
                 _ => false,
             }
@@ -1132,7 +1141,7 @@ fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
             (Some(da), Some(db)) => {
                 let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
                 s.data
-                    .s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?
+                    .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
             }
             _ => false,
         },

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
 use super::{Canon, Ctx};
-use crate::diag::{Error, Result};
+use crate::diag::{Error, Result, Stop};
+use crate::limits::Budget;
 
 #[derive(Clone, Debug)]
 pub struct Sub {
@@ -20,15 +21,15 @@ pub struct Sub {
 pub type State = Vec<Sub>;
 
 pub fn derr(e: dizy_domains::DomainError) -> Error {
-    Error::new(format!("numeric domain error: {e}"))
+    Error::internal(format!("numeric domain error: {e}"))
 }
 
 /// Which corresponding pairs (as dimension pairs) a value proves equal.
-pub fn equiv_set(data: &AnyDomain, pairs: &[(Dim, Dim)]) -> Result<Vec<bool>> {
+pub fn equiv_set(data: &AnyDomain, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Vec<bool>> {
     let mut out = Vec::with_capacity(pairs.len());
-    for &(a, b) in pairs {
-        let e = LinExpr::from_terms(&[(1, a), (-1, b)], 0).expect("small coefficients");
-        out.push(data.s_entails(&LinConstraint::new(e, ConstraintKind::Eq))?);
+    for &(x, y) in pairs {
+        let e = LinExpr::from_terms(&[(1, x), (-1, y)], 0).expect("small coefficients");
+        out.push(data.s_entails(&LinConstraint::new(e, ConstraintKind::Eq), b)?);
     }
     Ok(out)
 }
@@ -48,13 +49,13 @@ pub struct Key {
     equiv: Vec<bool>,
 }
 
-pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Key> {
+pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Key> {
     let guards = match canon {
         Canon::ByGuards | Canon::None => s.ctx.iter().map(|(g, v)| (g.0, *v)).collect(),
         _ => vec![],
     };
     let equiv = match canon {
-        Canon::JoinEquiv | Canon::None => equiv_set(&s.data, pairs)?,
+        Canon::JoinEquiv | Canon::None => equiv_set(&s.data, pairs, b)?,
         _ => vec![],
     };
     Ok(Key { guards, equiv })
@@ -62,19 +63,19 @@ pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Key> {
 
 /// Merge the sub-states of `state` that share a key; drop empty ones. `Canon::None` merges only
 /// sub-states with identical guards and equivalences (used where a bound is required).
-pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<State> {
+pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) -> Result<State> {
     let mut groups: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in state {
-        if s.data.s_is_bottom()? {
+        if s.data.s_is_bottom(b)? {
             continue;
         }
-        let k = key(&s, canon, pairs)?;
+        let k = key(&s, canon, pairs, b)?;
         match groups.remove(&k) {
             None => {
                 groups.insert(k, s);
             }
             Some(g) => {
-                let data = g.data.s_join(&s.data)?;
+                let data = g.data.s_join(&s.data, b)?;
                 groups.insert(
                     k,
                     Sub {
@@ -89,10 +90,10 @@ pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<Stat
 }
 
 /// Drop empty sub-states only.
-pub fn prune(state: State) -> Result<State> {
+pub fn prune(state: State, b: &Budget) -> Result<State> {
     let mut out = Vec::with_capacity(state.len());
     for s in state {
-        if !s.data.s_is_bottom()? {
+        if !s.data.s_is_bottom(b)? {
             out.push(s);
         }
     }
@@ -101,11 +102,11 @@ pub fn prune(state: State) -> Result<State> {
 
 /// `a ⊑ b` in the Hoare order: every sub-state of `a` is covered by one of `b` whose known
 /// guards it agrees with.
-pub fn leq(a: &State, b: &State) -> Result<bool> {
+pub fn leq(a: &State, bs: &State, b: &Budget) -> Result<bool> {
     'outer: for x in a {
-        for y in b {
+        for y in bs {
             let ctx_ok = y.ctx.iter().all(|(g, v)| x.ctx.get(g) == Some(v));
-            if ctx_ok && x.data.s_leq(&y.data)? {
+            if ctx_ok && x.data.s_leq(&y.data, b)? {
                 continue 'outer;
             }
         }
@@ -117,18 +118,24 @@ pub fn leq(a: &State, b: &State) -> Result<bool> {
 /// Guard-matched widening: `old` and `new` are canonical under `canon`; sub-states with the same
 /// key are widened pairwise (`old ∇ (old ⊔ new)`), new keys are added as they are. Keys are
 /// finite, so increasing chains stabilise.
-pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Result<State> {
+pub fn widen(
+    old: &State,
+    new: State,
+    canon: Canon,
+    pairs: &[(Dim, Dim)],
+    b: &Budget,
+) -> Result<State> {
     let mut by_key: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in old {
-        by_key.insert(key(s, canon, pairs)?, s.clone());
+        by_key.insert(key(s, canon, pairs, b)?, s.clone());
     }
     let mut out: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in new {
-        let k = key(&s, canon, pairs)?;
+        let k = key(&s, canon, pairs, b)?;
         let merged = match by_key.get(&k) {
             Some(o) => {
-                let j = o.data.s_join(&s.data)?;
-                let w = o.data.s_widen(&j)?;
+                let j = o.data.s_join(&s.data, b)?;
+                let w = o.data.s_widen(&j, b)?;
                 Sub {
                     ctx: ctx_meet(&o.ctx, &s.ctx),
                     data: w,
@@ -138,7 +145,7 @@ pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Res
         };
         match out.remove(&k) {
             Some(prev) => {
-                let data = prev.data.s_join(&merged.data)?;
+                let data = prev.data.s_join(&merged.data, b)?;
                 out.insert(
                     k,
                     Sub {
@@ -164,17 +171,17 @@ pub fn widen(old: &State, new: State, canon: Canon, pairs: &[(Dim, Dim)]) -> Res
 /// reports an error, the result is replaced by a sound over-approximation: top for values,
 /// "not known" for questions. Other errors (programming errors) still surface.
 pub trait Soft: Sized {
-    fn s_join(&self, o: &Self) -> Result<Self>;
-    fn s_widen(&self, newer: &Self) -> Result<Self>;
-    fn s_leq(&self, o: &Self) -> Result<bool>;
-    fn s_is_bottom(&self) -> Result<bool>;
-    fn s_entails(&self, c: &LinConstraint) -> Result<bool>;
-    fn s_bounds(&self, e: &LinExpr) -> Result<dizy_domains::Interval>;
-    fn s_meet_constraint(&mut self, c: &LinConstraint) -> Result<()>;
-    fn s_meet_constraints(&mut self, cs: &[LinConstraint]) -> Result<()>;
-    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr) -> Result<()>;
-    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr) -> Result<()>;
-    fn s_forget(&mut self, d: Dim) -> Result<()>;
+    fn s_join(&self, o: &Self, b: &Budget) -> Result<Self>;
+    fn s_widen(&self, newer: &Self, b: &Budget) -> Result<Self>;
+    fn s_leq(&self, o: &Self, b: &Budget) -> Result<bool>;
+    fn s_is_bottom(&self, b: &Budget) -> Result<bool>;
+    fn s_entails(&self, c: &LinConstraint, b: &Budget) -> Result<bool>;
+    fn s_bounds(&self, e: &LinExpr, b: &Budget) -> Result<dizy_domains::Interval>;
+    fn s_meet_constraint(&mut self, c: &LinConstraint, b: &Budget) -> Result<()>;
+    fn s_meet_constraints(&mut self, cs: &[LinConstraint], b: &Budget) -> Result<()>;
+    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr, b: &Budget) -> Result<()>;
+    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr, b: &Budget) -> Result<()>;
+    fn s_forget(&mut self, d: Dim, b: &Budget) -> Result<()>;
 }
 
 fn recoverable(e: &dizy_domains::DomainError) -> bool {
@@ -184,64 +191,6 @@ fn recoverable(e: &dizy_domains::DomainError) -> bool {
             | dizy_domains::DomainError::Ppl { .. }
             | dizy_domains::DomainError::Overflow(_)
     )
-}
-
-thread_local! {
-    /// When the analysis running on this thread must stop (checked at every domain operation,
-    /// so a single slow step cannot overrun `--timeout` by much).
-    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-}
-
-pub fn set_deadline(d: Option<std::time::Instant>) {
-    DEADLINE.with(|c| c.set(d));
-}
-
-pub fn past_deadline() -> bool {
-    DEADLINE
-        .with(|c| c.get())
-        .is_some_and(|d| std::time::Instant::now() > d)
-}
-
-/// Resident-memory budget of the whole process in MiB (`--max-memory`); 0: none.
-static MEMORY_LIMIT_MB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-thread_local! {
-    /// When the resident size was last read (reading /proc costs a few system calls, so at most
-    /// every few milliseconds).
-    static MEMORY_CHECKED: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-}
-
-pub fn set_memory_limit_mb(mb: u64) {
-    MEMORY_LIMIT_MB.store(mb, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// An error once the process's resident memory exceeds `--max-memory`. The analysis of the
-/// current function stops (it gets no verdict beyond "resource limit"), which loses precision,
-/// never soundness; its states are freed before the next function starts.
-pub fn check_memory() -> Result<()> {
-    let limit = MEMORY_LIMIT_MB.load(std::sync::atomic::Ordering::Relaxed);
-    if limit == 0 {
-        return Ok(());
-    }
-    let now = std::time::Instant::now();
-    let due = MEMORY_CHECKED.with(|c| {
-        let due = c
-            .get()
-            .is_none_or(|t| now.duration_since(t) >= std::time::Duration::from_millis(5));
-        if due {
-            c.set(Some(now));
-        }
-        due
-    });
-    if !due {
-        return Ok(());
-    }
-    match crate::resources::resident_mb() {
-        Some(mb) if mb > limit => Err(Error::new(format!(
-            "analysis stopped: memory budget exhausted ({mb} MiB resident, --max-memory {limit})"
-        ))),
-        _ => Ok(()),
-    }
 }
 
 /// Most numeric dimensions a relational domain (polyhedra) is asked to handle: one operation
@@ -255,27 +204,27 @@ pub const MAX_STATE_CELLS: usize = 50_000_000;
 /// timeout: no verdict is claimed).
 pub fn check_size(dims: usize, positions: usize, relational: bool) -> Result<()> {
     if relational && dims > MAX_RELATIONAL_DIMS {
-        return Err(Error::new(format!(
+        return Err(Error::stopped(Stop::Size, format!(
             "analysis budget exhausted: {dims} numeric dimensions (variables of both versions) exceed the limit of {MAX_RELATIONAL_DIMS} for a relational domain; try --domain interval"
         )));
     }
     if dims.saturating_mul(positions) > MAX_STATE_CELLS {
-        return Err(Error::new(format!(
+        return Err(Error::stopped(Stop::Size, format!(
             "analysis budget exhausted: {positions} program positions × {dims} numeric dimensions exceed the limit of {MAX_STATE_CELLS}"
         )));
     }
     Ok(())
 }
 
+/// Every operation first checks the budget (so a run of cheap steps cannot overrun
+/// `--timeout` or `--max-memory` by much), then degrades a failed operation to `fallback`.
 fn soft<T>(
-    r: std::result::Result<T, dizy_domains::DomainError>,
+    r: impl FnOnce() -> std::result::Result<T, dizy_domains::DomainError>,
     fallback: impl FnOnce() -> Result<T>,
+    b: &Budget,
 ) -> Result<T> {
-    if past_deadline() {
-        return Err(Error::new("analysis timed out"));
-    }
-    check_memory()?;
-    match r {
+    b.check()?;
+    match r() {
         Ok(v) => Ok(v),
         Err(e) if recoverable(&e) => fallback(),
         Err(e) => Err(derr(e)),
@@ -283,45 +232,55 @@ fn soft<T>(
 }
 
 impl Soft for AnyDomain {
-    fn s_join(&self, o: &Self) -> Result<Self> {
-        soft(self.join(o), || self.top_like(self.dims()).map_err(derr))
+    fn s_join(&self, o: &Self, b: &Budget) -> Result<Self> {
+        soft(
+            || self.join(o),
+            || self.top_like(self.dims()).map_err(derr),
+            b,
+        )
     }
-    fn s_widen(&self, newer: &Self) -> Result<Self> {
-        soft(self.widen(newer), || {
-            self.top_like(self.dims()).map_err(derr)
-        })
+    fn s_widen(&self, newer: &Self, b: &Budget) -> Result<Self> {
+        soft(
+            || self.widen(newer),
+            || self.top_like(self.dims()).map_err(derr),
+            b,
+        )
     }
-    fn s_leq(&self, o: &Self) -> Result<bool> {
-        soft(self.leq(o), || Ok(false))
+    fn s_leq(&self, o: &Self, b: &Budget) -> Result<bool> {
+        soft(|| self.leq(o), || Ok(false), b)
     }
-    fn s_is_bottom(&self) -> Result<bool> {
-        soft(self.is_bottom(), || Ok(false))
+    fn s_is_bottom(&self, b: &Budget) -> Result<bool> {
+        soft(|| self.is_bottom(), || Ok(false), b)
     }
-    fn s_entails(&self, c: &LinConstraint) -> Result<bool> {
-        soft(self.entails(c), || Ok(false))
+    fn s_entails(&self, c: &LinConstraint, b: &Budget) -> Result<bool> {
+        soft(|| self.entails(c), || Ok(false), b)
     }
-    fn s_bounds(&self, e: &LinExpr) -> Result<dizy_domains::Interval> {
-        soft(self.bounds(e), || {
-            Ok(dizy_domains::Interval::new(
-                dizy_domains::Bound::NegInf,
-                dizy_domains::Bound::PosInf,
-            ))
-        })
+    fn s_bounds(&self, e: &LinExpr, b: &Budget) -> Result<dizy_domains::Interval> {
+        soft(
+            || self.bounds(e),
+            || {
+                Ok(dizy_domains::Interval::new(
+                    dizy_domains::Bound::NegInf,
+                    dizy_domains::Bound::PosInf,
+                ))
+            },
+            b,
+        )
     }
     // In-place operations that fail leave the value at top (sound): nothing more to do.
-    fn s_meet_constraint(&mut self, c: &LinConstraint) -> Result<()> {
-        soft(self.meet_constraint(c), || Ok(()))
+    fn s_meet_constraint(&mut self, c: &LinConstraint, b: &Budget) -> Result<()> {
+        soft(|| self.meet_constraint(c), || Ok(()), b)
     }
-    fn s_meet_constraints(&mut self, cs: &[LinConstraint]) -> Result<()> {
-        soft(self.meet_constraints(cs), || Ok(()))
+    fn s_meet_constraints(&mut self, cs: &[LinConstraint], b: &Budget) -> Result<()> {
+        soft(|| self.meet_constraints(cs), || Ok(()), b)
     }
-    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr) -> Result<()> {
-        soft(self.assign_expr(d, e), || Ok(()))
+    fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr, b: &Budget) -> Result<()> {
+        soft(|| self.assign_expr(d, e), || Ok(()), b)
     }
-    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr) -> Result<()> {
-        soft(self.assign_linear(d, e), || Ok(()))
+    fn s_assign_linear(&mut self, d: Dim, e: &LinExpr, b: &Budget) -> Result<()> {
+        soft(|| self.assign_linear(d, e), || Ok(()), b)
     }
-    fn s_forget(&mut self, d: Dim) -> Result<()> {
-        soft(self.forget(d), || Ok(()))
+    fn s_forget(&mut self, d: Dim, b: &Budget) -> Result<()> {
+        soft(|| self.forget(d), || Ok(()), b)
     }
 }

@@ -31,6 +31,7 @@ pub struct Tr<'a> {
     pub data: &'a AnyDomain,
     pub overflow: Overflow,
     pub floats: Floats,
+    pub budget: &'a crate::limits::Budget,
 }
 
 /// The value range of an integer (or pointer) type.

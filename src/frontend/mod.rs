@@ -17,7 +17,7 @@
 //! for runs of `++`/`--` (they make it exponential) before parsing, and parsing runs on a thread
 //! with a large stack, so hostile input yields an [`Error`] rather than a crash. Source files and preprocessed text are capped in size, and the
 //! preprocessor is killed when its output or running time exceeds a bound (macro bombs); it
-//! runs under the address-space and CPU-time limits of [`crate::resources::Limits`], and one
+//! runs under the address-space and CPU-time limits of [`crate::resources::ChildLimits`], and one
 //! that runs into them ends the file with an error naming the limit.
 
 pub mod compile_commands;
@@ -30,7 +30,7 @@ mod types;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::diag::{Error, Result};
+use crate::diag::{Error, Result, Stop};
 use crate::ir::Program;
 
 pub use lines::LineMap;
@@ -49,6 +49,12 @@ pub struct Options {
     pub forced_includes: Vec<PathBuf>,
     /// Language standard (`-std=`); default `gnu11`.
     pub std: Option<String>,
+    /// How long one preprocessor run, and separately one parse, may take (a macro bomb keeps
+    /// `cc -E` busy for hours; some operator runs make the backtracking parser exponential).
+    /// `dizy diff` gives its `--timeout`.
+    pub time_limit: std::time::Duration,
+    /// Memory and CPU bounds of the preprocessor process.
+    pub child: crate::resources::ChildLimits,
 }
 
 impl Default for Options {
@@ -60,8 +66,29 @@ impl Default for Options {
             undefines: vec![],
             forced_includes: vec![],
             std: None,
+            time_limit: std::time::Duration::from_secs(60),
+            child: Default::default(),
         }
     }
+}
+
+impl Options {
+    /// These options under the preprocessing limits of `limits`.
+    pub fn with_limits(mut self, limits: &crate::limits::RunLimits) -> Options {
+        self.time_limit = limits.preprocess;
+        self.child = limits.child.clone();
+        self
+    }
+}
+
+/// A problem with the input file (it cannot be read, preprocessed or parsed).
+fn bad_input_in(file: &str, msg: impl Into<String>) -> Error {
+    Error::bad_input(msg).located(file, None)
+}
+
+/// A problem with the input at `file:line`.
+fn bad_input_at(file: impl Into<String>, line: u32, msg: impl Into<String>) -> Error {
+    Error::bad_input(msg).located(file, Some(line))
 }
 
 /// Missing headers replaced by stand-ins before giving up.
@@ -79,44 +106,34 @@ pub const MAX_INPUT_BYTES: usize = 16 << 20;
 /// Largest source file accepted, in bytes (checked before running the preprocessor).
 pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
 
-/// How long one preprocessor run, and separately one parse, may take, in milliseconds (a macro
-/// bomb keeps `cc -E` busy for hours; some operator runs make the backtracking parser
-/// exponential). `dizy diff` sets it to `--timeout`.
-static TIME_LIMIT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(60_000);
-
-pub fn set_time_limit(t: std::time::Duration) {
-    let ms = u64::try_from(t.as_millis()).unwrap_or(u64::MAX).max(1);
-    TIME_LIMIT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn time_limit() -> std::time::Duration {
-    std::time::Duration::from_millis(TIME_LIMIT_MS.load(std::sync::atomic::Ordering::Relaxed))
-}
-
 /// Load, preprocess, parse and lower `path`.
 pub fn load(path: &Path, opts: &Options) -> Result<Program> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
     let (text, missing) = preprocess(path, opts, &display)?;
-    parse_with(text, &display, missing)
+    parse_with(text, &display, missing, opts.time_limit)
 }
 
 /// Parse and lower already-preprocessed text (with line markers) that came from `display`.
 pub fn parse_text(text: String, display: &str) -> Result<Program> {
-    parse_with(text, display, vec![])
+    parse_with(text, display, vec![], Options::default().time_limit)
 }
 
-/// Parse and lower; `missing` lists the headers replaced by empty stand-ins (name, where).
-fn parse_with(text: String, display: &str, missing: Vec<(String, String)>) -> Result<Program> {
+/// Parse and lower within `limit`; `missing` lists the headers replaced by empty stand-ins
+/// (name, where).
+fn parse_with(
+    text: String,
+    display: &str,
+    missing: Vec<(String, String)>,
+    limit: std::time::Duration,
+) -> Result<Program> {
     if text.len() > MAX_INPUT_BYTES {
-        return Err(Error::in_file(
-            display,
-            format!(
-                "preprocessed input is {} bytes; the limit is {} bytes",
-                text.len(),
-                MAX_INPUT_BYTES
-            ),
-        ));
+        return Err(Error::bad_input(format!(
+            "preprocessed input is {} bytes; the limit is {} bytes",
+            text.len(),
+            MAX_INPUT_BYTES
+        ))
+        .located(display, None));
     }
     let map = LineMap::new(&text, display);
     check_shape(&text, &map)?;
@@ -137,43 +154,43 @@ fn parse_with(text: String, display: &str, missing: Vec<(String, String)>) -> Re
             annotate(&mut prog, &t, &map, &display_owned, &missing);
             Ok(prog)
         })
-        .map_err(|e| Error::new(format!("cannot start parser thread: {e}")))?;
+        .map_err(|e| Error::internal(format!("cannot start parser thread: {e}")))?;
     // Wait at most the time limit; a parse that overruns is abandoned (its thread ends with the
     // process, which reports the error and exits).
-    let (start, limit) = (std::time::Instant::now(), time_limit());
+    let start = std::time::Instant::now();
     while !handle.is_finished() {
         if start.elapsed() > limit {
-            return Err(Error::in_file(
-                display,
+            return Err(Error::stopped(
+                Stop::Timeout,
                 format!(
                     "parsing stopped: it did not finish within {:.1} s (pathological syntax, such as a long run of operators?)",
                     limit.as_secs_f64()
                 ),
-            ));
+            )
+            .located(display, None));
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     match handle.join() {
         Ok(r) => r,
-        Err(_) => Err(Error::in_file(
-            display,
-            "internal error while parsing (please report)",
-        )),
+        Err(_) => Err(
+            Error::internal("internal error while parsing (please report)").located(display, None),
+        ),
     }
 }
 
 fn check_input_file(path: &Path, display: &str) -> Result<()> {
     let meta = std::fs::metadata(path)
-        .map_err(|e| Error::in_file(display, format!("cannot read file: {e}")))?;
+        .map_err(|e| bad_input_in(display, format!("cannot read file: {e}")))?;
     if meta.is_dir() {
-        return Err(Error::in_file(display, "is a directory, not a C file"));
+        return Err(bad_input_in(display, "is a directory, not a C file"));
     }
     // A FIFO or device would block or never end.
     if !meta.is_file() {
-        return Err(Error::in_file(display, "is not a regular file"));
+        return Err(bad_input_in(display, "is not a regular file"));
     }
     if meta.len() > MAX_SOURCE_BYTES {
-        return Err(Error::in_file(
+        return Err(bad_input_in(
             display,
             format!(
                 "file is {} bytes; dizy accepts C files up to {MAX_SOURCE_BYTES} bytes",
@@ -182,7 +199,7 @@ fn check_input_file(path: &Path, display: &str) -> Result<()> {
         ));
     }
     std::fs::File::open(path)
-        .map_err(|e| Error::in_file(display, format!("cannot read file: {e}")))?;
+        .map_err(|e| bad_input_in(display, format!("cannot read file: {e}")))?;
     Ok(())
 }
 
@@ -198,10 +215,10 @@ fn preprocess(
     let mut missing: Vec<(String, String)> = vec![];
     // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock
     // kill of `output_bounded` stays: it usually comes first).
-    let limits = crate::resources::Limits::current();
+    let limits = &opts.child;
     loop {
         let mut cmd = limits.command(&opts.cpp).map_err(|e| {
-            Error::in_file(
+            bad_input_in(
                 display,
                 format!("cannot run preprocessor `{}`: {e}", opts.cpp),
             )
@@ -225,19 +242,25 @@ fn preprocess(
         }
         cmd.arg(path);
         let started = std::time::Instant::now();
-        let out = output_bounded(&mut cmd).map_err(|e| {
-            Error::in_file(
+        let out = output_bounded(&mut cmd, opts.time_limit).map_err(|e| {
+            bad_input_in(
                 display,
                 match e {
                     Bounded::Io(e) => format!("cannot run preprocessor `{}`: {e}", opts.cpp),
                     Bounded::TooLarge => format!(
                         "preprocessing stopped: the output exceeds {MAX_INPUT_BYTES} bytes (runaway macro expansion?)"
                     ),
-                    Bounded::TooSlow(t) => format!(
-                        "preprocessing stopped: `{} -E` did not finish within {:.1} s (runaway macro expansion?)",
-                        opts.cpp,
-                        t.as_secs_f64()
-                    ),
+                    Bounded::TooSlow(t) => {
+                        return Error::stopped(
+                            Stop::Timeout,
+                            format!(
+                                "preprocessing stopped: `{} -E` did not finish within {:.1} s (runaway macro expansion?)",
+                                opts.cpp,
+                                t.as_secs_f64()
+                            ),
+                        )
+                        .located(display, None)
+                    }
                 },
             )
         })?;
@@ -248,8 +271,8 @@ fn preprocess(
                 // The valid prefix carries the line markers that lead back to the source line.
                 let prefix = std::str::from_utf8(upto).unwrap_or("");
                 match LineMap::new(prefix, display).locate(prefix.len()) {
-                    Some((file, line)) => Error::at(file, line, msg),
-                    None => Error::in_file(display, msg),
+                    Some((file, line)) => bad_input_at(file, line, msg),
+                    None => bad_input_in(display, msg),
                 }
             })?;
             return Ok((text, missing));
@@ -267,7 +290,7 @@ fn preprocess(
                 if !missing.iter().any(|(h, _)| *h == header) {
                     if standins.is_none() {
                         standins = Some(StandinDir::new().map_err(|e| {
-                            Error::in_file(
+                            bad_input_in(
                                 display,
                                 format!("cannot create a temporary directory: {e}"),
                             )
@@ -296,8 +319,8 @@ fn preprocess(
             .to_string();
         let msg = format!("preprocessing failed: {first}");
         return Err(match first_line_number(&first) {
-            Some(line) => Error::at(display, line, msg),
-            None => Error::in_file(display, msg),
+            Some(line) => bad_input_at(display, line, msg),
+            None => bad_input_in(display, msg),
         });
     }
 }
@@ -362,11 +385,13 @@ enum Bounded {
 
 /// `cmd.output()`, but the child is killed once its standard output exceeds [`MAX_INPUT_BYTES`]
 /// or it runs longer than the preprocessor timeout, so neither memory nor time is unbounded.
-fn output_bounded(cmd: &mut Command) -> std::result::Result<std::process::Output, Bounded> {
+fn output_bounded(
+    cmd: &mut Command,
+    limit: std::time::Duration,
+) -> std::result::Result<std::process::Output, Bounded> {
     use std::io::Read;
     use std::process::Stdio;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let limit = time_limit();
     let start = std::time::Instant::now();
     // Its own process group, so that the compiler proper (`cc1`, a grandchild) can be stopped too.
     #[cfg(unix)]
@@ -467,9 +492,9 @@ fn syntax_message(e: &lang_c::driver::SyntaxError) -> String {
 fn syntax_error(e: &lang_c::driver::SyntaxError, map: &LineMap, display: &str) -> Error {
     let msg = syntax_message(e);
     match map.locate(e.offset) {
-        Some((file, line)) if file == display => Error::at(display, line, msg),
-        Some((file, line)) => Error::at(file, line, msg),
-        None => Error::in_file(display, msg),
+        Some((file, line)) if file == display => bad_input_at(display, line, msg),
+        Some((file, line)) => bad_input_at(file, line, msg),
+        None => bad_input_in(display, msg),
     }
 }
 
@@ -732,8 +757,8 @@ fn one_line(s: &str) -> String {
 /// hours. Line markers and string or character literals are skipped.
 fn check_shape(text: &str, map: &LineMap) -> Result<()> {
     let at = |i: usize, err: String| match map.locate(i) {
-        Some((f, l)) => Error::at(f, l, err),
-        None => Error::new(err),
+        Some((f, l)) => Error::bad_input(err).located(f, Some(l)),
+        None => Error::bad_input(err),
     };
     let mut depth = 0usize;
     // `++`/`--` tokens since the last character that is not a sign or white space.

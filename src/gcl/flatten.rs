@@ -59,10 +59,8 @@ fn neg(g: GuardId) -> Lit {
 
 fn err(line: Line, msg: impl Into<String>) -> Error {
     Error {
-        file: None,
         line: Some(line.0),
-        msg: msg.into(),
-        limit: None,
+        ..Error::unsupported(msg)
     }
 }
 

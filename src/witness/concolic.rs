@@ -186,6 +186,7 @@ mod tests {
             &p.d,
             &Default::default(),
             Some(&p.c),
+            &crate::limits::Budget::unlimited(),
         )
         .witness
         .expect("witness");

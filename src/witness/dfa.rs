@@ -528,7 +528,8 @@ mod tests {
         assert_eq!(input(&w, "x"), 333333333);
         // The whole search (seeds, smt, random) finds it too.
         let opts = Options::default();
-        let w = super::super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c));
+        let b = crate::limits::Budget::unlimited();
+        let w = super::super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c), &b);
         assert!(w.witness.is_some());
     }
 

@@ -25,6 +25,7 @@ use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
 use crate::interp::{self, Interp, Observed, RunError, Value};
 use crate::ir::{CType, VarId, VarKind};
+use crate::limits::Budget;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -238,6 +239,8 @@ struct Runner<'a> {
     opts: &'a Options,
     runs: usize,
     start: Instant,
+    /// The function's budget (memory; its deadline bounds `opts.time` already).
+    budget: &'a Budget,
     /// The first input on which the versions differed only in the sign of a zero or a NaN
     /// payload (the same values, so no witness).
     bits_only: Option<Inputs>,
@@ -249,7 +252,7 @@ impl Runner<'_> {
     fn exhausted(&self) -> bool {
         self.runs >= self.opts.max_runs
             || self.start.elapsed() > self.opts.time
-            || crate::analysis::check_memory().is_err()
+            || self.budget.check().is_err()
     }
 
     /// The arguments for `vals` (in parameter order) and their C literals; `None` when a value
@@ -346,6 +349,7 @@ pub fn search(
     delta: &Delta,
     opts: &Options,
     corr: Option<&Correlated>,
+    budget: &Budget,
 ) -> Search {
     let mut r = Runner {
         old,
@@ -355,6 +359,7 @@ pub fn search(
         opts,
         runs: 0,
         start: Instant::now(),
+        budget,
         bits_only: None,
     };
     let witness = search_with(&mut r, delta, corr);

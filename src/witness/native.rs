@@ -14,7 +14,7 @@
 //! whose witness native execution refutes. Values cross the boundary as bits (floating point)
 //! or decimal (integers) and are rendered with the interpreter's own literal formatting, so the
 //! two sides are compared as the same strings. [`run_with_timeout`] is also the process runner
-//! of the integration tests. The compiler and the runs are bounded by [`Limits`] (address space
+//! of the integration tests. The compiler and the runs are bounded by [`ChildLimits`] (address space
 //! from `--max-memory`, CPU time from `--timeout` and their own wall-clock bounds); one that
 //! runs into a limit gives [`Native::Limit`].
 
@@ -30,7 +30,7 @@ use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::interp::{self, Value};
 use crate::ir::{CType, VarKind};
-use crate::resources::Limits;
+use crate::resources::ChildLimits;
 
 /// Sanitizers the harness is built with; float-to-int overflow is undefined in C and in the
 /// interpreter, so it is checked too.
@@ -46,7 +46,7 @@ pub enum Native {
     Refuted(String),
     /// The witness cannot be checked natively (the reason says why).
     NotApplicable(String),
-    /// The compiler or a run ran into a resource limit of [`Limits`]; the error names the
+    /// The compiler or a run ran into a resource limit of [`ChildLimits`]; the error names the
     /// version's file and the limit.
     Limit(Error),
 }
@@ -65,8 +65,8 @@ pub enum RunResult {
     TimedOut(Duration),
     /// UBSan report, crash, non-zero exit or missing result.
     Failed(String),
-    /// Stopped by a limit of [`Limits`] (with the limits it ran under).
-    Limit(Limits, Limit),
+    /// Stopped by a limit of [`ChildLimits`] (with the limits it ran under).
+    Limit(ChildLimits, Limit),
 }
 
 /// Check `w` natively. `timeout` bounds each run (compilation has its own generous bound).
@@ -106,7 +106,14 @@ pub fn validate(
                 ))
             }
         };
-        let res = run(&exe, &dir.0.join(format!("{tag}.out")), v, func, timeout);
+        let res = run(
+            &exe,
+            &dir.0.join(format!("{tag}.out")),
+            v,
+            func,
+            timeout,
+            &fe.child,
+        );
         // A version that did not return in the interpreter is expected to run on natively:
         // running out of time (or of CPU seconds) confirms it.
         let res = match (&res, claimed.diverged) {
@@ -394,7 +401,7 @@ fn c_string(p: &Path) -> String {
 /// Why a harness was not built.
 enum Built {
     Failed(String),
-    Limit(Limits, Limit),
+    Limit(ChildLimits, Limit),
 }
 
 /// How long the compiler may take to build a harness (wall clock; its CPU time is bounded by
@@ -405,8 +412,8 @@ fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<P
     let c = dir.join(format!("{tag}_harness.c"));
     let exe = dir.join(format!("{tag}_harness"));
     std::fs::write(&c, src).map_err(|e| Built::Failed(format!("cannot write the harness: {e}")))?;
-    // UBSan only: an ASan build could not run under the address-space limit (see `Limits`).
-    let limits = Limits::current().cpu_at_most(COMPILE_TIMEOUT);
+    // UBSan only: an ASan build could not run under the address-space limit (see `ChildLimits`).
+    let limits = fe.child.cpu_at_most(COMPILE_TIMEOUT);
     let mut cmd = limits
         .command(&fe.cpp)
         .map_err(|e| Built::Failed(format!("cannot run `{}`: {e}", fe.cpp)))?;
@@ -448,8 +455,15 @@ fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<P
     )))
 }
 
-fn run(exe: &Path, out: &Path, v: &Version, func: &str, timeout: Duration) -> RunResult {
-    let limits = Limits::current().cpu_at_most(timeout);
+fn run(
+    exe: &Path,
+    out: &Path,
+    v: &Version,
+    func: &str,
+    timeout: Duration,
+    child: &ChildLimits,
+) -> RunResult {
+    let limits = child.cpu_at_most(timeout);
     let mut cmd = match limits.command(exe) {
         Ok(c) => c,
         Err(e) => return RunResult::Failed(format!("could not be started ({e})")),

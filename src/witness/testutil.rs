@@ -18,8 +18,9 @@ pub struct Pair {
 
 fn analysed(old: GclProgram, new: GclProgram, func: &str) -> Pair {
     let c = correlate::correlate(&old, &new, func, &Default::default()).expect("correlate");
-    let a = crate::analysis::analyze(&c, &Default::default()).expect("analysis");
-    let d = delta::compute(&c, &a).expect("delta");
+    let b = crate::limits::Budget::unlimited();
+    let a = crate::analysis::analyze(&c, &Default::default(), &b).expect("analysis");
+    let d = delta::compute(&c, &a, &b).expect("delta");
     Pair { old, new, c, d }
 }
 
@@ -51,6 +52,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         time: Duration::from_secs(60),
         ..Default::default()
     };
+    let budget = crate::limits::Budget::unlimited();
     let mut r = Runner {
         old: &p.old,
         new: &p.new,
@@ -59,6 +61,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         opts: &opts,
         runs: 0,
         start: Instant::now(),
+        budget: &budget,
         bits_only: None,
     };
     f(&mut r)

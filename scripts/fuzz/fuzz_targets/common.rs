@@ -46,7 +46,7 @@ pub fn diff(data: &[u8]) {
         return;
     };
     let mut opts = dizy::diff::DiffOptions::default();
-    opts.analysis.timeout = Some(Duration::from_millis(500));
+    opts.limits.timeout = Some(Duration::from_millis(500));
     opts.witness.time = Duration::from_millis(500);
     opts.witness.max_runs = 200;
     opts.witness.step_budget = 100_000;
