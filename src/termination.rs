@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::analysis::{equal_exprs, eval_guard, Analysis, Overflow, Tri};
 use crate::correlate::{Correlated, Side};
 use crate::diag::Result;
-use crate::gcl::loops::{back_edges, loop_terminates, terminating_functions};
+use crate::gcl::loops::{loop_terminates, terminating_functions};
 use crate::gcl::InstrKind;
 use crate::ir::Callee;
 use crate::limits::Budget;
@@ -49,7 +49,7 @@ pub fn check(
             reasons.push(r);
         }
     };
-    for (back, head) in back_edges(f) {
+    for &(back, head) in c.cfg.back_edges() {
         if let Some(l) = c.lockstep.iter().find(|l| l.back == back) {
             if agree(a, l.test, l.act_old, l.act_new, b)? || alone_ok(c, l, wrap) {
                 continue;
@@ -60,7 +60,7 @@ pub fn check(
             ));
             continue;
         }
-        if let Err(why) = loop_terminates(f, head, back, wrap) {
+        if let Err(why) = loop_terminates(f, &c.cfg, head, back, wrap) {
             let side = match c.origins.get(back).map(|o| o.side) {
                 Some(Side::Old) => "old",
                 Some(Side::New) => "new",
@@ -161,13 +161,11 @@ fn alone_ok(c: &Correlated, l: &crate::correlate::Lockstep, wrap: bool) -> bool 
         let Some(g) = c.program.function(name) else {
             return false;
         };
-        let Some(InstrKind::Goto(lbl)) = g.instrs.get(*back).map(|i| &i.kind) else {
+        let cfg = crate::gcl::Cfg::new(g);
+        let Some(head) = cfg.target(*back) else {
             return false;
         };
-        let Some(&head) = g.labels.get(lbl.index()) else {
-            return false;
-        };
-        loop_terminates(g, head, *back, wrap).is_ok()
+        loop_terminates(g, &cfg, head, *back, wrap).is_ok()
     })
 }
 

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::gcl::{GclFunction, Guard, InstrKind, Lit};
+use crate::gcl::{Cfg, GclFunction, Guard, InstrKind, Lit};
 use crate::ir::{Callee, Expr, ExprKind, GuardId, Place, VarId};
 
 #[derive(Default, Clone, Debug)]
@@ -17,34 +17,23 @@ pub struct Dead {
     pub guards: Vec<GuardId>,
 }
 
+/// What `e` reads: its variables (a memory place counts as its root variable) and guards.
 fn expr_uses(e: &Expr, vars: &mut Vec<VarId>, guards: &mut Vec<GuardId>) {
-    match &e.kind {
+    e.walk(&mut |x| match &x.kind {
         ExprKind::Var(v) => vars.push(*v),
         ExprKind::Guard(g) => guards.push(*g),
-        ExprKind::Load(p) | ExprKind::AddrOf(p) => place_uses(p, vars, guards, true),
-        ExprKind::Unary(_, x) | ExprKind::Cast(x) => expr_uses(x, vars, guards),
-        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
-            expr_uses(a, vars, guards);
-            expr_uses(b, vars, guards);
-        }
+        ExprKind::Load(p) | ExprKind::AddrOf(p) => vars.extend(p.root_var()),
         _ => {}
-    }
+    });
 }
 
-fn place_uses(p: &Place, vars: &mut Vec<VarId>, guards: &mut Vec<GuardId>, whole: bool) {
-    match p {
-        Place::Var(v) => {
-            if whole {
-                vars.push(*v)
-            }
-        }
-        Place::Deref(e, _) => expr_uses(e, vars, guards),
-        Place::Index(b, i, _) => {
-            place_uses(b, vars, guards, true);
-            expr_uses(i, vars, guards);
-        }
-        Place::Field(b, ..) => place_uses(b, vars, guards, true),
+/// What writing to `p` reads: the expressions inside it (pointers, indices), and for a part of
+/// a variable (`a[i]`, `s.f`) the variable, whose other parts stay as they were.
+fn place_uses(p: &Place, vars: &mut Vec<VarId>, guards: &mut Vec<GuardId>) {
+    if !matches!(p, Place::Var(_)) {
+        vars.extend(p.root_var());
     }
+    p.walk_exprs(&mut |x| expr_uses(x, vars, guards));
 }
 
 /// Variables and guards an instruction reads, and the variable or guard it writes.
@@ -65,13 +54,11 @@ pub fn uses(
             expr_uses(e, &mut vars, &mut guards);
             match p {
                 Place::Var(v) => wv = Some(*v),
-                p => place_uses(p, &mut vars, &mut guards, false),
+                p => place_uses(p, &mut vars, &mut guards),
             }
         }
         InstrKind::Havoc(Place::Var(v)) => wv = Some(*v),
-        InstrKind::Havoc(p) | InstrKind::ZeroFill(p) => {
-            place_uses(p, &mut vars, &mut guards, false)
-        }
+        InstrKind::Havoc(p) | InstrKind::ZeroFill(p) => place_uses(p, &mut vars, &mut guards),
         InstrKind::Call { dest, callee, args } => {
             if let Callee::Indirect(e) = callee {
                 expr_uses(e, &mut vars, &mut guards);
@@ -81,7 +68,7 @@ pub fn uses(
             }
             match dest {
                 Some(Place::Var(v)) => wv = Some(*v),
-                Some(p) => place_uses(p, &mut vars, &mut guards, false),
+                Some(p) => place_uses(p, &mut vars, &mut guards),
                 None => {}
             }
         }
@@ -96,21 +83,11 @@ fn implies(read: &Guard, write: &Guard) -> bool {
 
 /// Dead variables and guards at each loop head `h` (regions `[h, back]` of backward jumps).
 /// `pinned` are never dead (input copies, variables compared at diff points).
-pub fn dead_at_heads(f: &GclFunction, pinned: &HashSet<VarId>) -> HashMap<usize, Dead> {
+pub fn dead_at_heads(f: &GclFunction, cfg: &Cfg, pinned: &HashSet<VarId>) -> HashMap<usize, Dead> {
     let n = f.instrs.len();
     let info: Vec<_> = f.instrs.iter().map(|i| uses(&i.kind, &i.guard)).collect();
-    let mut regions: HashMap<usize, usize> = HashMap::new();
-    for (j, ins) in f.instrs.iter().enumerate() {
-        if let InstrKind::Goto(l) = ins.kind {
-            let t = f.labels[l.index()];
-            if t <= j {
-                let e = regions.entry(t).or_insert(j);
-                *e = (*e).max(j);
-            }
-        }
-    }
     let mut out = HashMap::new();
-    for (&h, &back) in &regions {
+    for (h, back) in cfg.loops() {
         // Read outside the region (before it: only through a jump back in, which the region
         // structure excludes for clean loops; after it: a later use).
         let mut read_outside_v: HashSet<VarId> = HashSet::new();
@@ -122,13 +99,9 @@ pub fn dead_at_heads(f: &GclFunction, pinned: &HashSet<VarId>) -> HashMap<usize,
             }
         }
         // Jumps into the region other than at its head make the analysis unsafe: skip.
-        let entered_elsewhere = f.instrs.iter().enumerate().any(|(p, ins)| match ins.kind {
-            InstrKind::Goto(l) => {
-                let t = f.labels[l.index()];
-                t > h && t <= back && !(h..=back).contains(&p)
-            }
-            _ => false,
-        });
+        let entered_elsewhere = cfg
+            .jumps()
+            .any(|(p, t, _)| t > h && t <= back && !(h..=back).contains(&p));
         if entered_elsewhere || back >= n {
             continue;
         }
@@ -179,17 +152,13 @@ pub fn dead_at_heads(f: &GclFunction, pinned: &HashSet<VarId>) -> HashMap<usize,
 /// Variables and guards that die at each position: nothing at or after it reads them, counting
 /// reads inside a loop as lasting to the loop's back edge (the next iteration may need them).
 /// `pinned` variables never die.
-pub fn dying(f: &GclFunction, pinned: &HashSet<VarId>) -> (Vec<Vec<VarId>>, Vec<Vec<GuardId>>) {
+pub fn dying(
+    f: &GclFunction,
+    cfg: &Cfg,
+    pinned: &HashSet<VarId>,
+) -> (Vec<Vec<VarId>>, Vec<Vec<GuardId>>) {
     let n = f.instrs.len();
-    let mut regions: Vec<(usize, usize)> = vec![];
-    for (j, ins) in f.instrs.iter().enumerate() {
-        if let InstrKind::Goto(l) = ins.kind {
-            let t = f.labels[l.index()];
-            if t <= j {
-                regions.push((t, j));
-            }
-        }
-    }
+    let regions: Vec<(usize, usize)> = cfg.back_edges().iter().map(|&(j, t)| (t, j)).collect();
     let extend = |r: usize| -> usize {
         let mut end = r;
         // Loops may nest: extend until stable.

@@ -188,8 +188,6 @@ struct Analyzer<'a> {
     states: Vec<Option<State>>,
     /// Latest contribution of each incoming edge `(from, to)` at merge points.
     contrib: HashMap<(usize, usize), State>,
-    preds: Vec<Vec<usize>>,
-    loop_heads: HashSet<usize>,
     head_iters: HashMap<usize, usize>,
     canon_points: HashSet<usize>,
     /// Positions of diff points.
@@ -229,31 +227,13 @@ impl<'a> Analyzer<'a> {
         let copies: Vec<VarId> = c.inputs.iter().map(|i| i.copy).collect();
         let dims = Dims::new(&f.func, &c.program.program.structs, &copies);
         let dim_pairs = dim_pairs(c, &dims);
-        // Control flow: fallthrough and jumps.
-        let mut preds = vec![vec![]; n + 1];
-        let mut loop_heads = HashSet::new();
-        for (i, ins) in f.instrs.iter().enumerate() {
-            preds[i + 1].push(i);
-            if let InstrKind::Goto(l) = ins.kind {
-                let t = f.labels[l.index()];
-                preds[t].push(i);
-                if t <= i {
-                    loop_heads.insert(t);
-                }
-            }
-        }
         let mut canon_points: HashSet<usize> = c.diff_points.iter().map(|d| d.pos).collect();
         match opts.canon_point {
             CanonPoint::Diff => {}
             CanonPoint::Converge => canon_points.extend(c.converge.iter().copied()),
             CanonPoint::Join => canon_points.extend(0..=n),
         }
-        let targets: HashSet<usize> = preds
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.len() > 1)
-            .map(|(i, _)| i)
-            .collect();
+        let targets: HashSet<usize> = (0..=n).filter(|&p| c.cfg.preds(p).len() > 1).collect();
         let mut pairs_at = HashSet::new();
         for k in 0..n.saturating_sub(1) {
             let (a, b) = (c.origins[k], c.origins[k + 1]);
@@ -302,7 +282,7 @@ impl<'a> Analyzer<'a> {
         }
         let mut dead_dims = HashMap::new();
         let mut dead_guards = HashMap::new();
-        let (dv, mut dying_guards) = dead::dying(f, &pinned);
+        let (dv, mut dying_guards) = dead::dying(f, &c.cfg, &pinned);
         let mut dying_dims: Vec<Vec<Dim>> = dv
             .iter()
             .map(|vs| vs.iter().flat_map(|v| dims.all_of(*v)).collect())
@@ -317,7 +297,7 @@ impl<'a> Analyzer<'a> {
                 dying_dims[k + 2].extend(d);
             }
         }
-        for (h, d) in dead::dead_at_heads(f, &pinned) {
+        for (h, d) in dead::dead_at_heads(f, &c.cfg, &pinned) {
             dead_dims.insert(
                 h,
                 d.vars
@@ -335,8 +315,6 @@ impl<'a> Analyzer<'a> {
             dim_pairs,
             states: vec![None; n + 1],
             contrib: HashMap::new(),
-            preds,
-            loop_heads,
             head_iters: HashMap::new(),
             canon_points,
             diff_at: c.diff_points.iter().map(|d| d.pos).collect(),
@@ -534,15 +512,15 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
-        let n_preds = self.preds[to].len();
-        let head = self.loop_heads.contains(&to);
+        let n_preds = self.c.cfg.preds(to).len();
+        let head = self.c.cfg.is_loop_head(to);
         if n_preds <= 1 && !head {
             self.states[to] = Some(s);
             return Ok(true);
         }
         self.contrib.insert((from, to), s);
         let mut union: State = vec![];
-        for &p in &self.preds[to] {
+        for &p in self.c.cfg.preds(to) {
             if let Some(c) = self.contrib.get(&(p, to)) {
                 union.extend(c.iter().cloned());
             }
@@ -616,8 +594,7 @@ impl<'a> Analyzer<'a> {
     #[allow(clippy::type_complexity)]
     fn transfer(&mut self, p: usize, state: &State) -> Result<(State, Option<(usize, State)>)> {
         let ins = &self.f.instrs[p];
-        if let InstrKind::Goto(l) = ins.kind {
-            let t = self.f.labels[l.index()];
+        if let Some(t) = self.c.cfg.target(p) {
             let mut taken = vec![];
             let mut fall = vec![];
             for s in state {

@@ -194,6 +194,8 @@ pub struct Correlated {
     pub diff_points: Vec<DiffPoint>,
     /// Matched loops run in lockstep, by their shared back jump.
     pub lockstep: Vec<Lockstep>,
+    /// The control-flow graph of the product function.
+    pub cfg: crate::gcl::Cfg,
     pub pairs: Vec<VarPair>,
     pub inputs: Vec<Input>,
     pub old_retval: Option<VarId>,
@@ -283,6 +285,7 @@ pub fn correlate(
     builder.new_globals = new.program.globals.clone();
     let product = builder.build()?;
     let (pf, meta) = product;
+    let cfg = crate::gcl::Cfg::new(&pf);
     program.functions.push(pf);
     let func = program.functions.len() - 1;
     Ok(Correlated {
@@ -293,6 +296,7 @@ pub fn correlate(
         converge: meta.converge,
         diff_points: meta.diff_points,
         lockstep: meta.lockstep,
+        cfg,
         pairs: meta.pairs,
         inputs: meta.inputs,
         old_retval: fo.retval,
@@ -1105,10 +1109,7 @@ impl<'a> Builder<'a> {
     }
 
     fn arg_pairs(&self, args: &[Expr]) -> Vec<usize> {
-        let mut vars = vec![];
-        for a in args {
-            collect_vars(a, &mut vars);
-        }
+        let vars: Vec<VarId> = args.iter().flat_map(Expr::vars).collect();
         let mut out: Vec<usize> = vars
             .into_iter()
             .filter_map(|v| self.pair_index(v))
@@ -1474,29 +1475,4 @@ fn conj(g: &Guard) -> Expr {
         });
     }
     out.unwrap_or_else(|| Expr::int(1, CType::INT))
-}
-
-fn collect_vars(e: &Expr, out: &mut Vec<VarId>) {
-    match &e.kind {
-        ExprKind::Var(v) => out.push(*v),
-        ExprKind::Load(p) | ExprKind::AddrOf(p) => collect_place_vars(p, out),
-        ExprKind::Unary(_, x) | ExprKind::Cast(x) => collect_vars(x, out),
-        ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
-            collect_vars(a, out);
-            collect_vars(b, out);
-        }
-        _ => {}
-    }
-}
-
-fn collect_place_vars(p: &Place, out: &mut Vec<VarId>) {
-    match p {
-        Place::Var(v) => out.push(*v),
-        Place::Deref(e, _) => collect_vars(e, out),
-        Place::Index(b, i, _) => {
-            collect_place_vars(b, out);
-            collect_vars(i, out);
-        }
-        Place::Field(b, ..) => collect_place_vars(b, out),
-    }
 }

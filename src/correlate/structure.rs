@@ -6,7 +6,7 @@
 //! version's instructions between items and inside clean loops, but never inside an opaque block:
 //! a jump there would skip the other version's code.
 
-use crate::gcl::{GclFunction, InstrKind};
+use crate::gcl::GclFunction;
 
 #[derive(Clone, Debug)]
 pub enum Item {
@@ -50,12 +50,9 @@ impl Span {
 pub fn items(f: &GclFunction) -> Vec<Item> {
     let n = f.instrs.len();
     let mut incoming = vec![0usize; f.labels.len()];
-    let mut gotos = vec![];
-    for (j, ins) in f.instrs.iter().enumerate() {
-        if let InstrKind::Goto(l) = ins.kind {
-            incoming[l.index()] += 1;
-            gotos.push((j, f.labels[l.index()], l.index()));
-        }
+    let gotos: Vec<(usize, usize, usize)> = crate::gcl::Cfg::new(f).jumps().collect();
+    for &(_, _, l) in &gotos {
+        incoming[l] += 1;
     }
     let mut spans: Vec<Span> = vec![];
     for &(j, t, l) in &gotos {

@@ -16,55 +16,40 @@
 
 use std::collections::HashSet;
 
-use super::{GclFunction, GclProgram, Guard, InstrKind};
+use super::{Cfg, GclFunction, GclProgram, Guard, InstrKind};
 use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
-
-/// The backward jumps of `f`: (jump position, target position).
-pub fn back_edges(f: &GclFunction) -> Vec<(usize, usize)> {
-    f.instrs
-        .iter()
-        .enumerate()
-        .filter_map(|(j, ins)| match ins.kind {
-            InstrKind::Goto(l) => {
-                let t = f.labels[l.index()];
-                (t <= j).then_some((j, t))
-            }
-            _ => None,
-        })
-        .collect()
-}
 
 /// Whether the loop closed by the jump at `back` (to `head`) terminates; `Err` says why it
 /// could not be shown. `wrap_signed`: signed arithmetic wraps (`--overflow wrap`).
 pub fn loop_terminates(
     f: &GclFunction,
+    cfg: &Cfg,
     head: usize,
     back: usize,
     wrap_signed: bool,
 ) -> Result<(), String> {
     let region = head..=back;
     let jump = &f.instrs[back];
-    let others = back_edges(f)
-        .into_iter()
-        .filter(|&(j, t)| t == head && j != back)
+    let others = cfg
+        .back_edges()
+        .iter()
+        .filter(|&&(j, t)| t == head && j != back)
         .count();
     if others > 0 {
         return Err("the loop has several backward jumps".into());
     }
     // The argument reads the loop as straight-line code per iteration: no jump may enter it
     // or skip around inside it, and inner loops may not repeat its test or step.
-    let inner: Vec<(usize, usize)> = back_edges(f)
-        .into_iter()
-        .filter(|&(j, _)| j != back && region.contains(&j))
-        .map(|(j, t)| (t, j))
+    let inner: Vec<(usize, usize)> = cfg
+        .back_edges()
+        .iter()
+        .filter(|&&(j, _)| j != back && region.contains(&j))
+        .map(|&(j, t)| (t, j))
         .collect();
-    for (j, ins) in f.instrs.iter().enumerate() {
-        if let InstrKind::Goto(l) = ins.kind {
-            let t = f.labels[l.index()];
-            let is_inner = inner.iter().any(|&(h, b)| b == j && h == t);
-            if j != back && !is_inner && t > head && t <= back {
-                return Err("a jump enters or skips within the loop".into());
-            }
+    for (j, t, _) in cfg.jumps() {
+        let is_inner = inner.iter().any(|&(h, b)| b == j && h == t);
+        if j != back && !is_inner && t > head && t <= back {
+            return Err("a jump enters or skips within the loop".into());
         }
     }
     let in_inner = |p: usize| inner.iter().any(|&(h, b)| (h..=b).contains(&p));
@@ -395,9 +380,10 @@ pub fn terminating_functions(p: &GclProgram, wrap_signed: bool) -> HashSet<Strin
         .functions
         .iter()
         .filter(|f| {
-            back_edges(f)
+            let cfg = Cfg::new(f);
+            cfg.back_edges()
                 .iter()
-                .all(|&(b, h)| loop_terminates(f, h, b, wrap_signed).is_ok())
+                .all(|&(b, h)| loop_terminates(f, &cfg, h, b, wrap_signed).is_ok())
         })
         .map(|f| f.name.as_str())
         .collect();
@@ -439,10 +425,10 @@ mod tests {
     fn proven(src: &str, wrap: bool) -> Result<(), String> {
         let p = load(src);
         let f = p.function("f").expect("f");
-        let edges = back_edges(f);
-        assert!(!edges.is_empty(), "no loop in {src}");
-        for (b, h) in edges {
-            loop_terminates(f, h, b, wrap)?;
+        let cfg = Cfg::new(f);
+        assert!(!cfg.back_edges().is_empty(), "no loop in {src}");
+        for &(b, h) in cfg.back_edges() {
+            loop_terminates(f, &cfg, h, b, wrap)?;
         }
         Ok(())
     }

@@ -10,11 +10,13 @@
 //! `Goto` whose guard holds jumps to its label. At the end of the list the function returns
 //! `retval` (if the return flag was never set in a non-void function, the value is indeterminate).
 
+pub mod cfg;
 mod flatten;
 pub mod loops;
 mod print;
 mod scalarize;
 
+pub use cfg::Cfg;
 pub use flatten::flatten_function;
 pub use print::{guard_text, instr_text, print_function};
 

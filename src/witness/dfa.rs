@@ -70,13 +70,13 @@ pub(super) struct Edge {
     pub taken: bool,
 }
 
-/// The product CFG, read off the instruction list.
+/// The product's edges as the path search walks them: a guarded instruction has a taken and a
+/// skipped edge. Jumps and loops come from the product's shared CFG.
 pub(super) struct Cfg<'a> {
     f: &'a GclFunction,
+    graph: &'a crate::gcl::Cfg,
     /// Edges entering each node (nodes `0..=len`).
     preds: Vec<Vec<Edge>>,
-    /// Whether instruction `i` lies on a cycle (between a backward `goto` and its target).
-    in_loop: Vec<bool>,
     /// Whether instruction `i` is the old half of a matched pair whose new half is `i + 1`.
     matched: Vec<bool>,
 }
@@ -95,23 +95,14 @@ impl<'a> Cfg<'a> {
             .collect();
         let mut cfg = Cfg {
             f,
+            graph: &c.cfg,
             preds: vec![vec![]; n + 1],
-            in_loop: vec![false; n],
             matched,
         };
         for i in 0..n {
             for e in cfg.out_edges(i) {
                 let t = cfg.target(e);
                 cfg.preds[t].push(e);
-            }
-            if let InstrKind::Goto(l) = &f.instrs[i].kind {
-                // Every cycle passes through a backward jump whose span contains its nodes.
-                let t = f.labels.get(l.index()).copied().unwrap_or(n);
-                if t <= i {
-                    for x in &mut cfg.in_loop[t..=i] {
-                        *x = true;
-                    }
-                }
             }
         }
         cfg
@@ -127,13 +118,8 @@ impl<'a> Cfg<'a> {
     /// The node an edge leads to.
     pub fn target(&self, e: Edge) -> usize {
         let i = e.at as usize;
-        match &self.f.instrs[i].kind {
-            InstrKind::Goto(l) if e.taken => self
-                .f
-                .labels
-                .get(l.index())
-                .copied()
-                .unwrap_or(self.f.instrs.len()),
+        match self.graph.target(i) {
+            Some(t) if e.taken => t,
             _ => i + 1,
         }
     }
@@ -240,7 +226,7 @@ fn require(e: &Expr, v: bool, req: &mut im::HashMap<GuardId, bool>) -> Option<()
 fn transfer(cfg: &Cfg, e: Edge, p: &Path, nu: u32, cut: &mut bool) -> Option<Path> {
     let i = e.at as usize;
     let mut counts = p.counts.clone();
-    if cfg.in_loop[i] {
+    if cfg.graph.in_loop(i) {
         let k = counts.get(&e).copied().unwrap_or(0) + 1;
         if k > nu {
             *cut = true;

@@ -889,8 +889,8 @@ pub(super) fn trace(ctx: &Context, c: &Correlated, inputs: &[i128], stop: usize)
         });
         if taken {
             enc.exec(i);
-            if let InstrKind::Goto(l) = &f.instrs[i].kind {
-                i = f.labels[l.index()];
+            if let Some(t) = c.cfg.target(i) {
+                i = t;
                 continue;
             }
         }
