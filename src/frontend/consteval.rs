@@ -2,13 +2,11 @@
 //!
 //! Takes literal tokens from `lang-c` and typed IR expressions; gives typed constant values with
 //! C's literal typing rules, and folds integer constant expressions (array sizes, case labels,
-//! enumerators, `sizeof`, readable GCL). Part of the frontend.
+//! enumerators, `sizeof`, readable GCL). Part of the frontend; depends only on `ir` (the lowering
+//! evaluates a constant expression by lowering it and folding the result with [`fold`]).
 
-use lang_c::ast::{Expression, Float, FloatBase, FloatFormat, Integer, IntegerBase, IntegerSize};
-use lang_c::span::Node;
+use lang_c::ast::{Float, FloatBase, FloatFormat, Integer, IntegerBase, IntegerSize};
 
-use super::lower::Ctx;
-use crate::diag::Result;
 use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, UnOp};
 
 /// Reduce `v` to the range of integer type `ty` (two's complement wrap; `_Bool` by `!= 0`).
@@ -347,14 +345,6 @@ fn checked(r: i128, ty: &CType, arith: bool) -> Option<i128> {
     match ty {
         CType::Int { signed: true, .. } if arith && !in_range(r, ty) => None,
         _ => Some(normalize(r, ty)),
-    }
-}
-
-impl Ctx<'_> {
-    /// Evaluate an integer constant expression (array sizes, case labels, enumerators).
-    pub fn const_int(&mut self, e: &Node<Expression>) -> Result<i128> {
-        let x = self.const_expr(e)?;
-        fold(&x).ok_or_else(|| self.err(e.span.start, "expression is not an integer constant"))
     }
 }
 

@@ -1,15 +1,24 @@
 //! Type resolution: `lang-c` specifiers and declarators → [`CType`], struct layout, enums.
 //!
-//! Takes declaration specifiers, declarators and the lowering context's scopes (typedefs, tags);
-//! gives C types under x86-64 LP64 with System V struct layout. Part of the frontend; the
-//! lowering calls it for every declaration, cast and `sizeof`.
+//! Takes declaration specifiers and declarators; gives C types under x86-64 LP64 with System V
+//! struct layout. Part of the frontend; the lowering calls it for every declaration, cast and
+//! `sizeof`.
+//!
+//! The names in scope, the struct table and what resolution learns on the way (enum types,
+//! volatile typedefs and structs, `long double` lines) are [`Tables`], defined here and owned by
+//! the lowering. Resolution reaches them, and the two things only the lowering can do (evaluate
+//! an integer constant expression, type an expression for `typeof`), through the [`TypeEnv`]
+//! trait, so this module does not depend on the lowering. Scopes hold variables too: typedef
+//! names and enum constants share C's one namespace of ordinary identifiers with them.
+
+use std::collections::HashMap;
 
 use lang_c::ast::*;
 use lang_c::span::Node;
 
-use super::lower::{Binding, Ctx};
-use crate::diag::Result;
-use crate::ir::{CType, Field, FuncType, StructDef, StructId};
+use super::lines::LineMap;
+use crate::diag::{Error, Result};
+use crate::ir::{CType, Field, FuncType, GlobalId, StructDef, StructId, VarId};
 
 /// What a declaration's specifiers say besides the type.
 #[derive(Default, Clone, Copy)]
@@ -36,7 +45,86 @@ fn declarator_volatile(d: &Declarator) -> bool {
     here || matches!(&d.kind.node, DeclaratorKind::Declarator(inner) if declarator_volatile(&inner.node))
 }
 
-impl Ctx<'_> {
+/// What a name in scope denotes.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    Typedef(CType),
+    Var(VarId),
+    Global(GlobalId),
+    EnumConst(i128),
+    Func(String),
+}
+
+/// One block's names (ordinary identifiers) and struct, union and enum tags.
+#[derive(Default)]
+pub struct Scope {
+    pub names: HashMap<String, Binding>,
+    tags: HashMap<String, StructId>,
+}
+
+/// The tables a translation unit's declarations build: names and tags in nested scopes, the
+/// struct table, and facts about types the lowering needs later.
+pub struct Tables {
+    /// Innermost last; `scopes[0]` is the file scope.
+    pub scopes: Vec<Scope>,
+    pub structs: Vec<StructDef>,
+    /// Underlying type of each enum tag.
+    pub enum_tags: HashMap<String, CType>,
+    /// Typedef names whose type is volatile-qualified somewhere.
+    pub volatile_typedefs: std::collections::HashSet<String>,
+    /// Structs and unions with a volatile member (directly or nested).
+    pub volatile_structs: std::collections::HashSet<StructId>,
+    /// Main-file lines where `long double` is used (executed as `double`).
+    pub long_double_lines: Vec<u32>,
+}
+
+impl Tables {
+    /// The innermost binding of `name`.
+    pub fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.names.get(name))
+    }
+
+    pub fn bind(&mut self, name: String, b: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("file scope")
+            .names
+            .insert(name, b);
+    }
+
+    pub fn lookup_tag(&self, name: &str) -> Option<StructId> {
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.tags.get(name).copied())
+    }
+
+    /// A tag of the innermost scope only: a definition there declares a new type even when an
+    /// outer scope has the tag.
+    pub fn lookup_tag_here(&self, name: &str) -> Option<StructId> {
+        self.scopes.last().and_then(|s| s.tags.get(name).copied())
+    }
+
+    pub fn bind_tag(&mut self, name: String, id: StructId) {
+        self.scopes
+            .last_mut()
+            .expect("file scope")
+            .tags
+            .insert(name, id);
+    }
+
+    pub fn prog_size(&self, t: &CType) -> u64 {
+        crate::ir::layout_size(&self.structs, t)
+    }
+
+    pub fn prog_align(&self, t: &CType) -> u64 {
+        match t {
+            CType::Array(e, _) => self.prog_align(e),
+            CType::Struct(s) => self.structs[s.index()].align.max(1),
+            other => self.prog_size(other).max(1),
+        }
+    }
+
     /// Whether an object declared with `specs`, `declarator` and resolved type `ty` is volatile:
     /// a `volatile` qualifier at any level (the object, what it points to, a typedef it uses) or
     /// a struct type with a volatile member. Pointer-to-volatile counts too: conservative, since
@@ -77,23 +165,82 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn storage(&self, specs: &[Node<DeclarationSpecifier>]) -> Storage {
-        let mut s = Storage::default();
-        for sp in specs {
-            if let DeclarationSpecifier::StorageClass(c) = &sp.node {
-                match c.node {
-                    StorageClassSpecifier::Typedef => s.typedef = true,
-                    StorageClassSpecifier::Static => s.is_static = true,
-                    StorageClassSpecifier::Extern => s.is_extern = true,
-                    _ => {}
-                }
-            }
+    fn new_struct(&mut self, name: String, is_union: bool, declare_only: bool) -> StructId {
+        let id = StructId::new(self.structs.len());
+        self.structs.push(StructDef {
+            name: name.clone(),
+            is_union,
+            fields: vec![],
+            size: 0,
+            align: 1,
+            complete: false,
+        });
+        if !name.is_empty() {
+            self.bind_tag(name, id);
         }
-        s
+        let _ = declare_only;
+        id
     }
 
+    /// System V layout. Bit-fields are laid out as whole members of their declared type (an
+    /// over-approximation of the size); accessing one is rejected by the lowering.
+    fn layout(&mut self, id: StructId, fields: Vec<(String, CType, bool)>) {
+        // Bit-fields make the real layout differ; they are kept so that the struct can be named,
+        // and rejected when accessed.
+        let is_union = self.structs[id.index()].is_union;
+        let mut off = 0u64;
+        let mut size = 0u64;
+        let mut align = 1u64;
+        let mut out = vec![];
+        for (name, ty, bitfield) in fields {
+            let a = self.prog_align(&ty);
+            let s = self.prog_size(&ty);
+            align = align.max(a);
+            let fo = if is_union { 0 } else { off.div_ceil(a) * a };
+            let fname = if bitfield {
+                format!("{name}:bitfield")
+            } else {
+                name
+            };
+            out.push(Field {
+                name: fname,
+                ty,
+                offset: fo,
+            });
+            if is_union {
+                size = size.max(s);
+            } else {
+                off = fo + s;
+                size = off;
+            }
+        }
+        let size = size.div_ceil(align) * align;
+        let def = &mut self.structs[id.index()];
+        def.fields = out;
+        def.size = size;
+        def.align = align;
+        def.complete = true;
+    }
+}
+
+/// What type resolution needs from its caller, the lowering context (which owns the [`Tables`]):
+/// the tables, source positions (errors, `long double` lines), and the evaluation of expressions
+/// inside types, which needs the expression lowering. Implementors give the first six methods;
+/// the others are the resolution itself.
+pub trait TypeEnv {
+    fn tables(&self) -> &Tables;
+    fn tables_mut(&mut self) -> &mut Tables;
+    /// Maps offsets of the preprocessed text to original lines.
+    fn line_map(&self) -> &LineMap;
+    /// An error at `offset` of the preprocessed text, with its original file and line.
+    fn err(&self, offset: usize, msg: impl Into<String>) -> Error;
+    /// Evaluate an integer constant expression (array sizes, case labels, enumerators).
+    fn const_int(&mut self, e: &Node<Expression>) -> Result<i128>;
+    /// Type of an expression without keeping its side effects (`sizeof e`, `typeof(e)`).
+    fn type_of_expr(&mut self, e: &Node<Expression>) -> Result<CType>;
+
     /// Resolve the base type named by a list of type specifiers.
-    pub fn base_type(&mut self, specs: SpecList<'_>, offset: usize) -> Result<CType> {
+    fn base_type(&mut self, specs: SpecList<'_>, offset: usize) -> Result<CType> {
         let list: Vec<&Node<TypeSpecifier>> = match specs {
             SpecList::Decl(s) => s
                 .iter()
@@ -132,7 +279,7 @@ impl Ctx<'_> {
                 TypeSpecifier::Atomic(tn) => other = Some(self.type_name(tn)?),
                 TypeSpecifier::Struct(st) => other = Some(self.struct_type(st)?),
                 TypeSpecifier::Enum(en) => other = Some(self.enum_type(en)?),
-                TypeSpecifier::TypedefName(id) => match self.lookup(&id.node.name) {
+                TypeSpecifier::TypedefName(id) => match self.tables().lookup(&id.node.name) {
                     Some(Binding::Typedef(ty)) => other = Some(ty.clone()),
                     _ => {
                         return Err(self.err(
@@ -169,10 +316,10 @@ impl Ctx<'_> {
         } else if double {
             // long double is analysed and executed as double: the file's lines that use it are
             // recorded, so witnesses there are only claimed when native execution confirms them.
-            if long > 0 && self.map_is_main(offset) {
-                let line = self.map_line(offset);
-                if !self.long_double_lines.contains(&line) {
-                    self.long_double_lines.push(line);
+            if long > 0 && self.line_map().is_main(offset) {
+                let line = self.line_map().line(offset);
+                if !self.tables().long_double_lines.contains(&line) {
+                    self.tables_mut().long_double_lines.push(line);
                 }
             }
             CType::Double
@@ -203,11 +350,7 @@ impl Ctx<'_> {
     }
 
     /// Apply a declarator to a base type; returns the declared name (if any) and its type.
-    pub fn declarator(
-        &mut self,
-        base: CType,
-        d: &Node<Declarator>,
-    ) -> Result<(Option<String>, CType)> {
+    fn declarator(&mut self, base: CType, d: &Node<Declarator>) -> Result<(Option<String>, CType)> {
         // lang-c lists prefix pointers first, then postfix array/function parts in source order.
         // Postfix binds tighter, and the first postfix is the outermost (`int b[2][3]` is an
         // array of 2 arrays of 3), so pointers apply in order and postfix parts in reverse.
@@ -274,7 +417,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn param_types(&mut self, f: &FunctionDeclarator) -> Result<(Vec<CType>, bool)> {
+    fn param_types(&mut self, f: &FunctionDeclarator) -> Result<(Vec<CType>, bool)> {
         let mut out = vec![];
         for p in &f.parameters {
             let base = self.base_type(SpecList::Decl(&p.node.specifiers), p.span.start)?;
@@ -293,7 +436,7 @@ impl Ctx<'_> {
         Ok((out, f.ellipsis == Ellipsis::Some || unprototyped))
     }
 
-    pub fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {
+    fn type_name(&mut self, tn: &Node<TypeName>) -> Result<CType> {
         let base = self.base_type(SpecList::Qual(&tn.node.specifiers), tn.span.start)?;
         match &tn.node.declarator {
             Some(d) => Ok(self.declarator(base, d)?.1),
@@ -305,15 +448,15 @@ impl Ctx<'_> {
         let is_union = st.node.kind.node == StructKind::Union;
         let name = st.node.identifier.as_ref().map(|i| i.node.name.clone());
         let id = match (&name, &st.node.declarations) {
-            (Some(n), None) => match self.lookup_tag(n) {
+            (Some(n), None) => match self.tables().lookup_tag(n) {
                 Some(id) => id,
-                None => self.new_struct(n.clone(), is_union, true),
+                None => self.tables_mut().new_struct(n.clone(), is_union, true),
             },
-            (Some(n), Some(_)) => match self.lookup_tag_here(n) {
-                Some(id) if !self.structs[id.index()].complete => id,
-                _ => self.new_struct(n.clone(), is_union, false),
+            (Some(n), Some(_)) => match self.tables().lookup_tag_here(n) {
+                Some(id) if !self.tables().structs[id.index()].complete => id,
+                _ => self.tables_mut().new_struct(n.clone(), is_union, false),
             },
-            (None, _) => self.new_struct(String::new(), is_union, false),
+            (None, _) => self.tables_mut().new_struct(String::new(), is_union, false),
         };
         if let Some(decls) = &st.node.declarations {
             let mut fields = vec![];
@@ -324,8 +467,11 @@ impl Ctx<'_> {
                 let base = self.base_type(SpecList::Qual(&f.node.specifiers), f.span.start)?;
                 if f.node.declarators.is_empty() {
                     // anonymous struct/union member: its fields are reachable by name
-                    if self.is_volatile(SpecList::Qual(&f.node.specifiers), None, &base) {
-                        self.volatile_structs.insert(id);
+                    if self
+                        .tables()
+                        .is_volatile(SpecList::Qual(&f.node.specifiers), None, &base)
+                    {
+                        self.tables_mut().volatile_structs.insert(id);
                     }
                     fields.push((String::new(), base.clone(), false));
                 }
@@ -335,72 +481,18 @@ impl Ctx<'_> {
                         None => (None, base.clone()),
                     };
                     let decl = sd.node.declarator.as_ref().map(|d| &d.node);
-                    if self.is_volatile(SpecList::Qual(&f.node.specifiers), decl, &fty) {
-                        self.volatile_structs.insert(id);
+                    if self
+                        .tables()
+                        .is_volatile(SpecList::Qual(&f.node.specifiers), decl, &fty)
+                    {
+                        self.tables_mut().volatile_structs.insert(id);
                     }
                     fields.push((fname.unwrap_or_default(), fty, sd.node.bit_width.is_some()));
                 }
             }
-            self.layout(id, fields);
+            self.tables_mut().layout(id, fields);
         }
         Ok(CType::Struct(id))
-    }
-
-    fn new_struct(&mut self, name: String, is_union: bool, declare_only: bool) -> StructId {
-        let id = StructId::new(self.structs.len());
-        self.structs.push(StructDef {
-            name: name.clone(),
-            is_union,
-            fields: vec![],
-            size: 0,
-            align: 1,
-            complete: false,
-        });
-        if !name.is_empty() {
-            self.bind_tag(name, id);
-        }
-        let _ = declare_only;
-        id
-    }
-
-    /// System V layout. Bit-fields are laid out as whole members of their declared type (an
-    /// over-approximation of the size); accessing one is rejected by the lowering.
-    fn layout(&mut self, id: StructId, fields: Vec<(String, CType, bool)>) {
-        // Bit-fields make the real layout differ; they are kept so that the struct can be named,
-        // and rejected when accessed.
-        let is_union = self.structs[id.index()].is_union;
-        let mut off = 0u64;
-        let mut size = 0u64;
-        let mut align = 1u64;
-        let mut out = vec![];
-        for (name, ty, bitfield) in fields {
-            let a = self.prog_align(&ty);
-            let s = self.prog_size(&ty);
-            align = align.max(a);
-            let fo = if is_union { 0 } else { off.div_ceil(a) * a };
-            let fname = if bitfield {
-                format!("{name}:bitfield")
-            } else {
-                name
-            };
-            out.push(Field {
-                name: fname,
-                ty,
-                offset: fo,
-            });
-            if is_union {
-                size = size.max(s);
-            } else {
-                off = fo + s;
-                size = off;
-            }
-        }
-        let size = size.div_ceil(align) * align;
-        let def = &mut self.structs[id.index()];
-        def.fields = out;
-        def.size = size;
-        def.align = align;
-        def.complete = true;
     }
 
     fn enum_type(&mut self, en: &Node<EnumType>) -> Result<CType> {
@@ -408,7 +500,7 @@ impl Ctx<'_> {
         if en.node.enumerators.is_empty() {
             // A reference to an enum declared earlier (or a forward declaration).
             return Ok(tag
-                .and_then(|t| self.enum_tags.get(&t).cloned())
+                .and_then(|t| self.tables().enum_tags.get(&t).cloned())
                 .unwrap_or(CType::UINT));
         }
         let mut next: i128 = 0;
@@ -419,7 +511,8 @@ impl Ctx<'_> {
                 None => next,
             };
             any_negative |= v < 0;
-            self.bind(e.node.identifier.node.name.clone(), Binding::EnumConst(v));
+            self.tables_mut()
+                .bind(e.node.identifier.node.name.clone(), Binding::EnumConst(v));
             next = v + 1;
         }
         // GCC gives an enum without negative values the underlying type unsigned int.
@@ -428,10 +521,26 @@ impl Ctx<'_> {
             signed: any_negative,
         };
         if let Some(t) = tag {
-            self.enum_tags.insert(t, ty.clone());
+            self.tables_mut().enum_tags.insert(t, ty.clone());
         }
         Ok(ty)
     }
+}
+
+/// The storage class of a declaration (`typedef` counts as one, as in C's grammar).
+pub fn storage(specs: &[Node<DeclarationSpecifier>]) -> Storage {
+    let mut s = Storage::default();
+    for sp in specs {
+        if let DeclarationSpecifier::StorageClass(c) = &sp.node {
+            match c.node {
+                StorageClassSpecifier::Typedef => s.typedef = true,
+                StorageClassSpecifier::Static => s.is_static = true,
+                StorageClassSpecifier::Extern => s.is_extern = true,
+                _ => {}
+            }
+        }
+    }
+    s
 }
 
 /// Parameters of array type are pointers; of function type, function pointers.

@@ -1,0 +1,328 @@
+//! Lowering: `lang-c` AST → typed structured IR with explicit side effects.
+//!
+//! Takes a parsed translation unit and its [`LineMap`]; gives a [`Program`]. Every expression in
+//! the output is typed and side-effect free: `x++`, assignments inside expressions, calls,
+//! short-circuit operands and `?:` arms with side effects become statements and temporaries
+//! (named `$…`, e.g. `f$1` for the first result of a call to `f`), usual arithmetic conversions
+//! and integer promotions become explicit casts. Only functions defined in the main file are
+//! lowered; a function using something unsupported is recorded in `Program::rejected` with the
+//! reason, so one odd function does not stop the analysis of the others.
+//!
+//! This file holds the lowering context [`Ctx`] (program-level tables, the function being
+//! lowered and its statement buffer) and [`lower_unit`]. The lowering itself is split by what it
+//! lowers, each part a set of `Ctx` methods: `decl` (file-scope and local declarations, function
+//! definitions), `init` (initializers), `stmt` (statements), `expr` (expressions as values and
+//! places, calls, side effects) and `ops` (operators and C's conversions).
+//!
+//! Type resolution (`super::types`) is called from here and calls back: C types contain
+//! expressions (array sizes, enumerator values, `typeof`) as expressions contain types (casts,
+//! `sizeof`). It sees `Ctx` only through [`TypeEnv`] (the scopes and struct table, [`Tables`],
+//! which `Ctx` owns; source positions; and the call-backs `const_int` and `type_of_expr`, at the
+//! end of this file), so `types` does not depend on the lowering.
+
+mod decl;
+mod expr;
+mod init;
+mod ops;
+mod stmt;
+
+use std::collections::HashMap;
+
+use lang_c::ast::*;
+use lang_c::span::Node;
+
+use super::consteval::fold;
+use super::lines::LineMap;
+use super::types::{Scope, Tables, TypeEnv};
+use crate::diag::{Error, Result};
+use crate::ir::{
+    CType, Expr, FuncType, Function, GlobalId, GlobalVar, Line, Place, Program, Stmt, StmtKind,
+    VarId, VarInfo, VarKind,
+};
+
+/// Per-function lowering state.
+struct FnState {
+    name: String,
+    vars: Vec<VarInfo>,
+    globals: HashMap<GlobalId, VarId>,
+    out: Vec<Stmt>,
+    temps: HashMap<String, u32>,
+    ret: CType,
+    line: Line,
+    depth: usize,
+    /// Names that shadow an outer variable get `#n` suffixes; count per base name.
+    shadow: HashMap<String, u32>,
+}
+
+/// Lowering context: program-level tables, scopes, and the function being lowered.
+struct Ctx<'a> {
+    map: &'a LineMap,
+    file: &'a str,
+    /// Scopes, structs and what type resolution learns; shared with it through [`TypeEnv`].
+    tables: Tables,
+    globals: Vec<GlobalVar>,
+    strings: Vec<Vec<u8>>,
+    funcs: HashMap<String, FuncType>,
+    func_order: Vec<String>,
+    notes: Vec<String>,
+    f: Option<FnState>,
+}
+
+/// A lowered expression: a value, a designated object, or nothing (`void`).
+enum Val {
+    R(Expr),
+    L(Place, CType),
+    /// A global object in a constant context (global initializers), where there are no VarIds.
+    G(GlobalId, CType),
+    Void,
+}
+
+type Res<T> = Result<T>;
+
+pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Program> {
+    let mut cx = Ctx {
+        map,
+        file,
+        tables: Tables {
+            structs: vec![],
+            scopes: vec![Scope::default()],
+            enum_tags: HashMap::new(),
+            volatile_typedefs: Default::default(),
+            volatile_structs: Default::default(),
+            long_double_lines: vec![],
+        },
+        globals: vec![],
+        strings: vec![],
+        funcs: HashMap::new(),
+        func_order: vec![],
+        notes: vec![],
+        f: None,
+    };
+    let mut functions = vec![];
+    let mut rejected = vec![];
+    for ext in &unit.0 {
+        match &ext.node {
+            ExternalDeclaration::Declaration(d) => {
+                if let Err(e) = cx.file_declaration(d) {
+                    // A type or object the file cannot define (e.g. an array sized by a macro
+                    // of a missing header) is skipped: its names stay undeclared, so every
+                    // function using them is rejected. Functions are never skipped: a call
+                    // would then be assumed to return `int`.
+                    let declares_function = d.node.declarators.iter().any(|i| {
+                        i.node.declarator.node.derived.iter().any(|x| {
+                            matches!(
+                                x.node,
+                                DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_)
+                            )
+                        })
+                    });
+                    if declares_function {
+                        return Err(e);
+                    }
+                    cx.notes.push(format!(
+                        "{}:{}: declaration skipped, its names stay undeclared: {}",
+                        file,
+                        map.line(d.span.start),
+                        e.msg
+                    ));
+                }
+            }
+            ExternalDeclaration::StaticAssert(_) => {}
+            ExternalDeclaration::FunctionDefinition(fd) => {
+                let in_main = map.is_main(fd.span.start);
+                match cx.function(fd, in_main) {
+                    Ok(Some(f)) => functions.push(f),
+                    Ok(None) => {}
+                    Err(e) => {
+                        cx.f = None;
+                        cx.tables.scopes.truncate(1);
+                        let name = cx.fn_name(fd).unwrap_or_default();
+                        rejected.push((name, e));
+                    }
+                }
+            }
+        }
+    }
+    let defined: Vec<String> = functions
+        .iter()
+        .map(|f: &Function| f.name.clone())
+        .collect();
+    let externs = cx
+        .func_order
+        .iter()
+        .filter(|n| !defined.contains(n))
+        .map(|n| (n.clone(), cx.funcs[n].clone()))
+        .collect();
+    Ok(Program {
+        file: file.to_string(),
+        structs: cx.tables.structs,
+        globals: cx.globals,
+        functions,
+        strings: cx.strings,
+        externs,
+        notes: cx.notes,
+        rejected,
+        long_double_lines: cx.tables.long_double_lines,
+    })
+}
+
+impl Ctx<'_> {
+    // ---------------------------------------------------------------- errors, variables, output
+
+    fn err(&self, offset: usize, msg: impl Into<String>) -> Error {
+        match self.map.locate(offset) {
+            Some((file, line)) => Error::at(file, line, msg),
+            None => Error::in_file(self.file, msg),
+        }
+    }
+
+    fn line(&self, offset: usize) -> Line {
+        Line(self.map.line(offset))
+    }
+
+    fn fs(&mut self) -> &mut FnState {
+        self.f.as_mut().expect("inside a function")
+    }
+
+    fn emit(&mut self, kind: StmtKind) {
+        if let Some(f) = self.f.as_mut() {
+            let line = f.line;
+            f.out.push(Stmt { kind, line });
+        }
+    }
+
+    /// Run `body` with a fresh statement buffer; return its result and the statements it emitted.
+    fn buffered<T>(&mut self, body: impl FnOnce(&mut Self) -> Res<T>) -> Res<(T, Vec<Stmt>)> {
+        let saved = match self.f.as_mut() {
+            Some(f) => std::mem::take(&mut f.out),
+            None => vec![],
+        };
+        let r = body(self);
+        let stmts = match self.f.as_mut() {
+            Some(f) => std::mem::replace(&mut f.out, saved),
+            None => vec![],
+        };
+        Ok((r?, stmts))
+    }
+
+    fn temp(&mut self, hint: &str, ty: CType) -> VarId {
+        let f = self.fs();
+        let n = f.temps.entry(hint.to_string()).or_insert(0);
+        *n += 1;
+        let name = format!("{hint}${n}");
+        let line = f.line;
+        f.vars.push(VarInfo {
+            name,
+            ty,
+            kind: VarKind::Temp,
+            addr_taken: false,
+            volatile: false,
+            line,
+        });
+        VarId::new(f.vars.len() - 1)
+    }
+
+    fn new_var(&mut self, name: &str, ty: CType, kind: VarKind, line: Line) -> VarId {
+        let f = self.fs();
+        let base = name.to_string();
+        let exists = f.vars.iter().any(|v| v.name == base);
+        let uname = if exists {
+            let n = f.shadow.entry(base.clone()).or_insert(1);
+            *n += 1;
+            format!("{base}#{n}")
+        } else {
+            base
+        };
+        f.vars.push(VarInfo {
+            name: uname,
+            ty,
+            kind,
+            addr_taken: false,
+            volatile: false,
+            line,
+        });
+        VarId::new(f.vars.len() - 1)
+    }
+
+    fn global_var(&mut self, g: GlobalId) -> VarId {
+        if let Some(v) = self.f.as_ref().and_then(|f| f.globals.get(&g)) {
+            return *v;
+        }
+        let gv = &self.globals[g.index()];
+        let (name, ty, line, volatile) = (gv.name.clone(), gv.ty.clone(), gv.line, gv.is_volatile);
+        let f = self.fs();
+        f.vars.push(VarInfo {
+            name,
+            ty,
+            kind: VarKind::Global(g),
+            addr_taken: false,
+            volatile,
+            line,
+        });
+        let v = VarId::new(f.vars.len() - 1);
+        f.globals.insert(g, v);
+        v
+    }
+
+    fn var_ty(&self, v: VarId) -> CType {
+        self.f.as_ref().expect("function").vars[v.index()]
+            .ty
+            .clone()
+    }
+
+    fn mark_addr_taken(&mut self, p: &Place) {
+        if let (Some(v), Some(f)) = (p.root_var(), self.f.as_mut()) {
+            f.vars[v.index()].addr_taken = true;
+        }
+    }
+
+    fn structs_complete(&self, t: &CType) -> bool {
+        match t {
+            CType::Struct(s) => self.tables.structs[s.index()].complete,
+            _ => true,
+        }
+    }
+}
+
+/// Type resolution's view of the lowering: the tables, source positions, and the expressions a
+/// type can contain, lowered and folded (array sizes, enumerators) or only typed (`typeof`).
+impl TypeEnv for Ctx<'_> {
+    fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    fn tables_mut(&mut self) -> &mut Tables {
+        &mut self.tables
+    }
+
+    fn line_map(&self) -> &LineMap {
+        self.map
+    }
+
+    fn err(&self, offset: usize, msg: impl Into<String>) -> Error {
+        Ctx::err(self, offset, msg)
+    }
+
+    fn const_int(&mut self, e: &Node<Expression>) -> Result<i128> {
+        let x = self.const_expr(e)?;
+        fold(&x).ok_or_else(|| self.err(e.span.start, "expression is not an integer constant"))
+    }
+
+    /// Type of an expression without keeping its side effects (`sizeof e`, `typeof(e)`).
+    fn type_of_expr(&mut self, e: &Node<Expression>) -> Result<CType> {
+        if self.f.is_none() {
+            return self.const_expr_val(e);
+        }
+        let saved_vars = self.f.as_ref().map(|f| (f.vars.len(), f.temps.clone()));
+        let (v, _) = self.buffered(|cx| cx.expr(e))?;
+        if let (Some((n, temps)), Some(f)) = (saved_vars, self.f.as_mut()) {
+            f.vars.truncate(n);
+            f.temps = temps;
+        }
+        Ok(match v {
+            Val::R(x) => x.ty,
+            Val::L(_, t) | Val::G(_, t) => t,
+            Val::Void => CType::Void,
+        })
+    }
+}

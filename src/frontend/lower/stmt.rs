@@ -1,0 +1,274 @@
+//! Lowering of statements: blocks, `if`, loops, `switch`, labels and `goto`, `return`.
+//!
+//! Takes `lang-c` statements of the function being lowered; gives structured IR statements
+//! ([`StmtKind`]) in the function's buffer, each with its source line. A loop condition's side
+//! effects become the loop's `pre` statements, a `for` step its `step`; `if (!c) A else B` is
+//! turned into `if (c) B else A` (see the `If` case). `case` labels must stand directly in the
+//! `switch` body (Duff's device is rejected). Nesting is bounded by
+//! [`crate::frontend::MAX_NESTING`].
+
+use lang_c::ast::*;
+use lang_c::span::Node;
+
+use super::ops::promote;
+use super::{Ctx, Res};
+use crate::frontend::consteval::normalize;
+use crate::frontend::types::{Scope, TypeEnv};
+use crate::ir::{CType, Expr, ExprKind, LoopKind, Stmt, StmtKind, SwitchItem, UnOp};
+
+impl Ctx<'_> {
+    pub(super) fn block_items(&mut self, items: &[Node<BlockItem>]) -> Res<()> {
+        for it in items {
+            match &it.node {
+                BlockItem::Declaration(d) => self.local_declaration(d)?,
+                BlockItem::StaticAssert(_) => {}
+                BlockItem::Statement(s) => self.stmt(s)?,
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn set_line(&mut self, offset: usize) {
+        let l = self.line(offset);
+        if let Some(f) = self.f.as_mut() {
+            if l.0 != 0 {
+                f.line = l;
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Node<Statement>) -> Res<()> {
+        self.set_line(s.span.start);
+        let depth = {
+            let f = self.fs();
+            f.depth += 1;
+            f.depth
+        };
+        if depth > crate::frontend::MAX_NESTING {
+            return Err(self.err(
+                s.span.start,
+                format!(
+                    "statements nested deeper than {} levels are not supported",
+                    crate::frontend::MAX_NESTING
+                ),
+            ));
+        }
+        let r = self.stmt_inner(s);
+        self.fs().depth -= 1;
+        r
+    }
+
+    fn sub_block(&mut self, s: &Node<Statement>) -> Res<Vec<Stmt>> {
+        let line = self.fs().line;
+        let ((), stmts) = self.buffered(|cx| {
+            cx.tables.scopes.push(Scope::default());
+            let r = cx.stmt(s);
+            cx.tables.scopes.pop();
+            r
+        })?;
+        self.fs().line = line;
+        Ok(stmts)
+    }
+
+    fn stmt_inner(&mut self, s: &Node<Statement>) -> Res<()> {
+        match &s.node {
+            Statement::Compound(items) => {
+                self.tables.scopes.push(Scope::default());
+                let r = self.block_items(items);
+                self.tables.scopes.pop();
+                r
+            }
+            Statement::Expression(None) => Ok(()),
+            Statement::Expression(Some(e)) => self.effect(e),
+            Statement::If(i) => {
+                let c = &i.node.condition;
+                let mut x = self.rvalue(c)?;
+                let mut then_ = self.sub_block(&i.node.then_statement)?;
+                let mut else_ = match &i.node.else_statement {
+                    Some(e) => self.sub_block(e)?,
+                    None => vec![],
+                };
+                // `if (!c) A else B` is lowered as `if (c) B else A`, and `if (0) A else B` as
+                // `if (1) B else A`: a change that negates a condition and swaps the branches
+                // then lines up with the original in the correlating program.
+                while !then_.is_empty() && !else_.is_empty() {
+                    x = match x.kind {
+                        ExprKind::Unary(UnOp::LogNot, y) => *y,
+                        ExprKind::Int(0) if x.ty.is_integer() => Expr::new(ExprKind::Int(1), x.ty),
+                        _ => break,
+                    };
+                    std::mem::swap(&mut then_, &mut else_);
+                }
+                let cond = self.truth(x, c.span.start)?;
+                self.set_line(s.span.start);
+                self.emit(StmtKind::If { cond, then_, else_ });
+                Ok(())
+            }
+            Statement::While(w) => {
+                let (cond, pre) = self.buffered(|cx| cx.cond(&w.node.expression))?;
+                let body = self.sub_block(&w.node.statement)?;
+                self.set_line(s.span.start);
+                self.emit(StmtKind::Loop {
+                    kind: LoopKind::While,
+                    pre,
+                    cond,
+                    body,
+                    step: vec![],
+                });
+                Ok(())
+            }
+            Statement::DoWhile(w) => {
+                let body = self.sub_block(&w.node.statement)?;
+                self.set_line(w.node.expression.span.start);
+                let (cond, pre) = self.buffered(|cx| cx.cond(&w.node.expression))?;
+                self.emit(StmtKind::Loop {
+                    kind: LoopKind::DoWhile,
+                    pre,
+                    cond,
+                    body,
+                    step: vec![],
+                });
+                Ok(())
+            }
+            Statement::For(fo) => {
+                self.tables.scopes.push(Scope::default());
+                let r = self.for_loop(s, fo);
+                self.tables.scopes.pop();
+                r
+            }
+            Statement::Switch(sw) => self.switch(sw),
+            Statement::Labeled(l) => match &l.node.label.node {
+                Label::Identifier(id) => {
+                    self.emit(StmtKind::Label(id.node.name.clone()));
+                    self.stmt(&l.node.statement)
+                }
+                _ => Err(self.err(
+                    s.span.start,
+                    "case label not directly inside a switch body is not supported",
+                )),
+            },
+            Statement::Goto(id) => {
+                self.emit(StmtKind::Goto(id.node.name.clone()));
+                Ok(())
+            }
+            Statement::Continue => {
+                self.emit(StmtKind::Continue);
+                Ok(())
+            }
+            Statement::Break => {
+                self.emit(StmtKind::Break);
+                Ok(())
+            }
+            Statement::Return(e) => {
+                let ret = self.fs().ret.clone();
+                let v = match e {
+                    Some(e) if ret != CType::Void => {
+                        let v = self.rvalue(e)?;
+                        Some(self.convert_checked(v, &ret, e.span.start)?)
+                    }
+                    Some(e) => {
+                        self.effect(e)?;
+                        None
+                    }
+                    None => None,
+                };
+                self.set_line(s.span.start);
+                self.emit(StmtKind::Return(v));
+                Ok(())
+            }
+            Statement::Asm(_) => Err(self.err(s.span.start, "inline assembly is not supported")),
+        }
+    }
+
+    fn for_loop(&mut self, s: &Node<Statement>, fo: &Node<ForStatement>) -> Res<()> {
+        match &fo.node.initializer.node {
+            ForInitializer::Empty | ForInitializer::StaticAssert(_) => {}
+            ForInitializer::Expression(e) => self.effect(e)?,
+            ForInitializer::Declaration(d) => self.local_declaration(d)?,
+        }
+        let (cond, pre) = match &fo.node.condition {
+            Some(c) => self.buffered(|cx| cx.cond(c))?,
+            None => (Expr::int(1, CType::INT), vec![]),
+        };
+        let body = self.sub_block(&fo.node.statement)?;
+        let ((), step) = match &fo.node.step {
+            Some(e) => {
+                self.set_line(e.span.start);
+                self.buffered(|cx| cx.effect(e))?
+            }
+            None => ((), vec![]),
+        };
+        self.set_line(s.span.start);
+        self.emit(StmtKind::Loop {
+            kind: LoopKind::While,
+            pre,
+            cond,
+            body,
+            step,
+        });
+        Ok(())
+    }
+
+    fn switch(&mut self, sw: &Node<SwitchStatement>) -> Res<()> {
+        let v = self.rvalue(&sw.node.expression)?;
+        if !v.ty.is_integer() {
+            return Err(self.err(sw.span.start, "switch on a non-integer value"));
+        }
+        let t = promote(&v.ty);
+        let value = self.convert(v, &t);
+        let Statement::Compound(items) = &sw.node.statement.node else {
+            return Err(self.err(sw.span.start, "switch body must be a block"));
+        };
+        let line = self.fs().line;
+        let mut body = vec![];
+        self.tables.scopes.push(Scope::default());
+        let r = (|| -> Res<()> {
+            for it in items {
+                match &it.node {
+                    BlockItem::Declaration(d) => {
+                        let ((), st) = self.buffered(|cx| cx.local_declaration(d))?;
+                        body.extend(st.into_iter().map(SwitchItem::Stmt));
+                    }
+                    BlockItem::StaticAssert(_) => {}
+                    BlockItem::Statement(s) => self.switch_stmt(s, &t, &mut body)?,
+                }
+            }
+            Ok(())
+        })();
+        self.tables.scopes.pop();
+        r?;
+        self.fs().line = line;
+        self.emit(StmtKind::Switch { value, body });
+        Ok(())
+    }
+
+    fn switch_stmt(
+        &mut self,
+        s: &Node<Statement>,
+        t: &CType,
+        body: &mut Vec<SwitchItem>,
+    ) -> Res<()> {
+        if let Statement::Labeled(l) = &s.node {
+            let item = match &l.node.label.node {
+                Label::Case(e) => {
+                    let v = normalize(self.const_int(e)?, t);
+                    Some(SwitchItem::Case(v, v))
+                }
+                Label::CaseRange(r) => {
+                    let lo = normalize(self.const_int(&r.node.low)?, t);
+                    let hi = normalize(self.const_int(&r.node.high)?, t);
+                    Some(SwitchItem::Case(lo, hi))
+                }
+                Label::Default => Some(SwitchItem::Default),
+                Label::Identifier(_) => None,
+            };
+            if let Some(item) = item {
+                body.push(item);
+                return self.switch_stmt(&l.node.statement, t, body);
+            }
+        }
+        let ((), st) = self.buffered(|cx| cx.stmt(s))?;
+        body.extend(st.into_iter().map(SwitchItem::Stmt));
+        Ok(())
+    }
+}

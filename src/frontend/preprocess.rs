@@ -1,0 +1,309 @@
+//! Preprocessing: a C file → preprocessed text with line markers, under bounds.
+//!
+//! Takes a path and [`Options`]; gives the output of `cc -E` (or `--cpp`) and the headers that
+//! were missing and replaced by empty stand-ins (each with the `file:line` that included it).
+//! The file is checked first (a directory, FIFO, device or an oversized file is an [`Error`],
+//! never a hang). The preprocessor runs under the address-space and CPU-time limits of
+//! [`crate::resources::ChildLimits`], and is killed when its output exceeds [`MAX_INPUT_BYTES`] or it
+//! runs past the time limit, so a macro bomb ends with a message. First step of the frontend;
+//! `super` parses its output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::{bad_input_at, bad_input_in, LineMap, Options, MAX_INPUT_BYTES, MAX_SOURCE_BYTES};
+use crate::diag::{Error, Result, Stop};
+
+/// Missing headers replaced by stand-ins before giving up.
+const MAX_MISSING_HEADERS: usize = 100;
+
+/// Refuse, before running anything on it, what is not a readable regular file of acceptable
+/// size (a FIFO or device would block the preprocessor).
+pub(super) fn check_input_file(path: &Path, display: &str) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| bad_input_in(display, format!("cannot read file: {e}")))?;
+    if meta.is_dir() {
+        return Err(bad_input_in(display, "is a directory, not a C file"));
+    }
+    // A FIFO or device would block or never end.
+    if !meta.is_file() {
+        return Err(bad_input_in(display, "is not a regular file"));
+    }
+    if meta.len() > MAX_SOURCE_BYTES {
+        return Err(bad_input_in(
+            display,
+            format!(
+                "file is {} bytes; dizy accepts C files up to {MAX_SOURCE_BYTES} bytes",
+                meta.len()
+            ),
+        ));
+    }
+    std::fs::File::open(path)
+        .map_err(|e| bad_input_in(display, format!("cannot read file: {e}")))?;
+    Ok(())
+}
+
+/// Run the preprocessor; when it stops at a missing header, give the header an empty stand-in
+/// in a temporary directory searched after all real ones, and retry. Gives the text and the
+/// headers replaced, each with the `file:line` that included it.
+pub(super) fn preprocess(
+    path: &Path,
+    opts: &Options,
+    display: &str,
+) -> Result<(String, Vec<(String, String)>)> {
+    let mut standins: Option<StandinDir> = None;
+    let mut missing: Vec<(String, String)> = vec![];
+    // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock
+    // kill of `output_bounded` stays: it usually comes first).
+    let limits = &opts.child;
+    loop {
+        let mut cmd = limits.command(&opts.cpp).map_err(|e| {
+            bad_input_in(
+                display,
+                format!("cannot run preprocessor `{}`: {e}", opts.cpp),
+            )
+        })?;
+        cmd.arg("-E")
+            .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
+        for d in &opts.include_dirs {
+            cmd.arg("-I").arg(d);
+        }
+        for d in &opts.defines {
+            cmd.arg(format!("-D{d}"));
+        }
+        for u in &opts.undefines {
+            cmd.arg(format!("-U{u}"));
+        }
+        for f in &opts.forced_includes {
+            cmd.arg("-include").arg(f);
+        }
+        if let Some(dir) = &standins {
+            cmd.arg("-idirafter").arg(&dir.0);
+        }
+        cmd.arg(path);
+        let started = std::time::Instant::now();
+        let out = output_bounded(&mut cmd, opts.time_limit).map_err(|e| {
+            bad_input_in(
+                display,
+                match e {
+                    Bounded::Io(e) => format!("cannot run preprocessor `{}`: {e}", opts.cpp),
+                    Bounded::TooLarge => format!(
+                        "preprocessing stopped: the output exceeds {MAX_INPUT_BYTES} bytes (runaway macro expansion?)"
+                    ),
+                    Bounded::TooSlow(t) => {
+                        return Error::stopped(
+                            Stop::Timeout,
+                            format!(
+                                "preprocessing stopped: `{} -E` did not finish within {:.1} s (runaway macro expansion?)",
+                                opts.cpp,
+                                t.as_secs_f64()
+                            ),
+                        )
+                        .located(display, None)
+                    }
+                },
+            )
+        })?;
+        if out.status.success() {
+            let text = String::from_utf8(out.stdout).map_err(|e| {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let msg = "the text is not valid UTF-8; dizy reads UTF-8 or ASCII C";
+                // The valid prefix carries the line markers that lead back to the source line.
+                let prefix = std::str::from_utf8(upto).unwrap_or("");
+                match LineMap::new(prefix, display).locate(prefix.len()) {
+                    Some((file, line)) => bad_input_at(file, line, msg),
+                    None => bad_input_in(display, msg),
+                }
+            })?;
+            return Ok((text, missing));
+        }
+        if let Some(hit) = limits.hit(&out.status, started.elapsed(), Some(&out.stderr)) {
+            return Err(Error::limit_hit(
+                display,
+                hit,
+                format!("the preprocessor exceeded {}", limits.describe(hit)),
+            ));
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if missing.len() < MAX_MISSING_HEADERS {
+            if let Some((header, at)) = missing_header(&stderr) {
+                if !missing.iter().any(|(h, _)| *h == header) {
+                    if standins.is_none() {
+                        standins = Some(StandinDir::new().map_err(|e| {
+                            bad_input_in(
+                                display,
+                                format!("cannot create a temporary directory: {e}"),
+                            )
+                        })?);
+                    }
+                    let dir = &standins.as_ref().expect("created above").0;
+                    let file = dir.join(&header);
+                    let made = file
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|_| std::fs::write(&file, b""));
+                    if made.is_ok() {
+                        missing.push((header, at));
+                        continue;
+                    }
+                }
+            }
+        }
+        // The compiler's first diagnostic already has the form `file:line:col: error: …`.
+        let first = stderr
+            .lines()
+            .find(|l| l.contains("error"))
+            .or_else(|| stderr.lines().next())
+            .unwrap_or("preprocessor failed")
+            .trim()
+            .to_string();
+        let msg = format!("preprocessing failed: {first}");
+        return Err(match first_line_number(&first) {
+            Some(line) => bad_input_at(display, line, msg),
+            None => bad_input_in(display, msg),
+        });
+    }
+}
+
+/// A temporary directory for header stand-ins, removed when dropped.
+struct StandinDir(PathBuf);
+
+impl StandinDir {
+    fn new() -> std::io::Result<StandinDir> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("dizy-standins-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        Ok(StandinDir(dir))
+    }
+}
+
+impl Drop for StandinDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The header named by a "No such file" diagnostic (GCC or Clang) and the `file:line` of the
+/// include. Only plain relative names: a stand-in must not land outside its directory.
+fn missing_header(stderr: &str) -> Option<(String, String)> {
+    for l in stderr.lines() {
+        let Some((loc, rest)) = l.split_once(": fatal error: ") else {
+            continue;
+        };
+        let name = if let Some(n) = rest.strip_suffix(": No such file or directory") {
+            n.trim()
+        } else if let Some(n) = rest.strip_suffix(" file not found") {
+            n.trim().trim_matches('\'')
+        } else {
+            continue;
+        };
+        let p = Path::new(name);
+        let plain = !name.is_empty()
+            && p.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !plain {
+            return None;
+        }
+        // `file.c:6:10` → `file.c:6`
+        let at = match loc.rsplitn(3, ':').collect::<Vec<_>>().as_slice() {
+            [_, line, file] => format!("{file}:{line}"),
+            _ => loc.to_string(),
+        };
+        return Some((name.to_string(), at));
+    }
+    None
+}
+
+enum Bounded {
+    Io(std::io::Error),
+    TooLarge,
+    TooSlow(std::time::Duration),
+}
+
+/// `cmd.output()`, but the child is killed once its standard output exceeds [`MAX_INPUT_BYTES`]
+/// or it runs longer than the preprocessor timeout, so neither memory nor time is unbounded.
+fn output_bounded(
+    cmd: &mut Command,
+    limit: std::time::Duration,
+) -> std::result::Result<std::process::Output, Bounded> {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let start = std::time::Instant::now();
+    // Its own process group, so that the compiler proper (`cc1`, a grandchild) can be stopped too.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(Bounded::Io)?;
+    let too_large = std::sync::Arc::new(AtomicBool::new(false));
+    let (mut out, err) = (child.stdout.take(), child.stderr.take());
+    let flag = too_large.clone();
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.take(MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut v);
+        }
+        if v.len() > MAX_INPUT_BYTES {
+            flag.store(true, Ordering::Relaxed);
+        }
+        v
+    });
+    // Diagnostics are short; cap them too, in case of a flood.
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(e) = err {
+            let _ = e.take(1 << 20).read_to_end(&mut v);
+        }
+        v
+    });
+    let mut nap = std::time::Duration::from_millis(1);
+    let status = loop {
+        if let Some(st) = child.try_wait().map_err(Bounded::Io)? {
+            break st;
+        }
+        let stop = if too_large.load(Ordering::Relaxed) {
+            Some(Bounded::TooLarge)
+        } else if start.elapsed() > limit {
+            Some(Bounded::TooSlow(limit))
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            #[cfg(unix)]
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stderr(Stdio::null())
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            // The readers are not joined: a grandchild that survived would keep them waiting.
+            return Err(why);
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(std::time::Duration::from_millis(20));
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    if stdout.len() > MAX_INPUT_BYTES {
+        return Err(Bounded::TooLarge);
+    }
+    Ok(std::process::Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// `file.c:12:3: error: …` → 12.
+fn first_line_number(diag: &str) -> Option<u32> {
+    let mut parts = diag.split(':');
+    parts.next()?;
+    parts.next()?.trim().parse().ok()
+}
