@@ -444,3 +444,6 @@ fn dedupe(p: &mut PointDelta) {
     p.different.truncate(MAX_ENTRIES);
     p.omitted = total - p.equivalent.len() - p.different.len();
 }
+
+#[cfg(test)]
+mod tests;

@@ -818,3 +818,6 @@ pub fn inline_gcl(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

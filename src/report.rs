@@ -392,3 +392,6 @@ pub fn summary(r: &Report) -> String {
         }
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -1201,3 +1201,6 @@ fn same_kind(a: &InstrKind, b: &InstrKind) -> bool {
     // body, each in its own frame), so structural equality is the right test.
     a == b
 }
+
+#[cfg(test)]
+mod tests;
