@@ -134,7 +134,7 @@ fn render_delta(dir: &Path) -> String {
         ..Default::default()
     };
     // Only a safety net against a hang: a timeout is not a snapshot (it depends on the machine).
-    opts.analysis.timeout = Some(Duration::from_secs(300));
+    opts.limits.timeout = Some(Duration::from_secs(300));
     let report = dizy::diff::diff_programs(&po, &pn, &opts);
     assert_eq!(report.functions.len(), 1, "{}: one function", dir.display());
     let f = &report.functions[0];

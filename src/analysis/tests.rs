@@ -146,8 +146,9 @@ fn contains(state: &State, point: &[(Dim, i128)]) -> bool {
         .collect();
     state.iter().any(|s| {
         let mut data = s.data.clone();
-        data.s_meet_constraints(&eqs).expect("meet");
-        !data.s_is_bottom().expect("is_bottom")
+        let b = crate::limits::Budget::unlimited();
+        data.s_meet_constraints(&eqs, &b).expect("meet");
+        !data.s_is_bottom(&b).expect("is_bottom")
     })
 }
 
@@ -164,7 +165,7 @@ struct Checked {
 /// against the exit state. Panics on the first point outside it. With `perturb`, the runs'
 /// points are also moved one coordinate at a time until the state rejects one.
 fn check(c: &Correlated, opts: &Options, inputs: &[Vec<Value>], perturb: bool) -> Checked {
-    let a = analyze(c, opts).expect("analysis");
+    let a = analyze(c, opts, &crate::limits::Budget::unlimited()).expect("analysis");
     let f = c.product();
     let exit = a.states[f.instrs.len()].clone();
     let vars: Vec<crate::ir::VarId> = (0..f.func.vars.len()).map(crate::ir::VarId::new).collect();
@@ -268,7 +269,7 @@ fn assignments() {
     );
     check_all_domains(&c, 200, 100, true);
     // Exact linear relations: retval = 6·y₀ + 1 and retval' = retval + 1, nothing else.
-    let a = analyze(&c, &Options::default()).unwrap();
+    let a = analyze(&c, &Options::default(), &crate::limits::Budget::unlimited()).unwrap();
     let exit = a.states[c.product().instrs.len()].clone().unwrap();
     let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
     let (y0, r, r2) = (dim("y₀"), dim("retval"), dim("retval'"));
@@ -380,7 +381,7 @@ fn struct_fields_as_cells() {
          struct P mk(int x, int y) { struct P p; p.b = y + x; p.a = x < 0 ? -x : x; p.c = (unsigned char)(y + 256); return p; }",
         "mk",
     );
-    let a = analyze(&c, &Options::default()).unwrap();
+    let a = analyze(&c, &Options::default(), &crate::limits::Budget::unlimited()).unwrap();
     let rv = c.old_retval.expect("retval");
     assert!(
         a.dims.cells(rv).is_some_and(|cs| cs.len() == 3),
@@ -465,7 +466,7 @@ fn checker_rejects_points_outside() {
         "int k(int x) { return x > 0 ? 1 : 3; }",
         "k",
     );
-    let a = analyze(&c, &Options::default()).unwrap();
+    let a = analyze(&c, &Options::default(), &crate::limits::Budget::unlimited()).unwrap();
     let exit = a.states[c.product().instrs.len()].clone().unwrap();
     let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
     let (x0, r, r2) = (dim("x₀"), dim("retval"), dim("retval'"));

@@ -29,8 +29,9 @@ fn delta(old: &str, new: &str, func: &str) -> Pair {
         load(dir.path(), "new.c", new),
     );
     let c = correlate::correlate(&old, &new, func, &Default::default()).expect("correlate");
-    let a = crate::analysis::analyze(&c, &Default::default()).expect("analysis");
-    let d = compute(&c, &a).expect("delta");
+    let b = crate::limits::Budget::unlimited();
+    let a = crate::analysis::analyze(&c, &Default::default(), &b).expect("analysis");
+    let d = compute(&c, &a, &b).expect("delta");
     Pair { old, new, c, d }
 }
 
