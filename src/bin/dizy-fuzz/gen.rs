@@ -304,7 +304,7 @@ impl<'r> Gen<'r> {
                     sc.int_lv.push(Expr::var("w"));
                 }
                 "bool" => {
-                    let k = if self.variant % 2 == 0 {
+                    let k = if self.variant.is_multiple_of(2) {
                         IntK::Bool
                     } else {
                         IntK::BoolStd
