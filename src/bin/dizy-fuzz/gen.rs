@@ -240,6 +240,8 @@ impl<'r> Gen<'r> {
         let mut params: Vec<Param> = vec![];
         let mut locals: Vec<Local> = vec![];
         let mut snippets: Vec<Vec<Stmt>> = vec![];
+        // statements that go last
+        let mut tail: Vec<Stmt> = vec![];
         self.extra.clear();
         self.counter = 0;
         self.label = 0;
@@ -398,6 +400,17 @@ impl<'r> Gen<'r> {
                         } else {
                             Ty::F32
                         };
+                    }
+                    if sc.ret.is_float() && self.rng.chance(70) {
+                        // a difference that is zero on an integer input (witnesses set float
+                        // parameters to integers): where its sign may change
+                        let c = *self.rng.pick(&["1.0", "2.0", "10.0", "3.0"]);
+                        // last, so that nothing after it hides the sign
+                        tail.push(Stmt::Assign(
+                            Expr::var("t"),
+                            None,
+                            Expr::bin(Op::Sub, Expr::var("d"), Expr::Flt(c.into())),
+                        ));
                     }
                     if self.rng.chance(50) {
                         // a NaN test with an observable effect
@@ -853,6 +866,16 @@ impl<'r> Gen<'r> {
                                 p.globals.push(g);
                                 let e = self.fexpr(&sc, 2);
                                 snippets.push(vec![Stmt::Assign(Expr::var(&name), None, e)]);
+                                if self.rng.chance(50) {
+                                    // last: zero on an integer input, for its sign to show
+                                    let a = Expr::cast(Ty::F64, Expr::var("a"));
+                                    let c = *self.rng.pick(&["1.0", "2.0", "5.0"]);
+                                    tail.push(Stmt::Assign(
+                                        Expr::var(&name),
+                                        None,
+                                        Expr::bin(Op::Sub, a, Expr::Flt(c.into())),
+                                    ));
+                                }
                                 continue;
                             }
                             "array" => {
@@ -1222,7 +1245,7 @@ impl<'r> Gen<'r> {
             let at = self.rng.below(body.len() + 1);
             body.splice(at..at, snip);
         }
-        // the last statement must not be a label without a statement after it in old C
+        body.append(&mut tail);
         locals.append(&mut self.extra);
         // statements made before `f` got an aggregate return type return an aggregate too
         if let Some(agg) = sc.ret_aggs.first() {
@@ -1365,6 +1388,9 @@ impl<'r> Gen<'r> {
             return self.rng.pick(&sc.ret_aggs).clone();
         }
         if sc.ret.is_float() {
+            if sc.floats.contains(&Expr::var("t")) && self.rng.chance(60) {
+                return Expr::var("t");
+            }
             let mut e = self.fexpr(sc, 2);
             for v in &sc.floats {
                 if self.rng.chance(50) {

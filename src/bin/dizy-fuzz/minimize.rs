@@ -212,12 +212,63 @@ fn tidy(p: &mut Program) {
     }
 }
 
-/// Remove globals neither version refers to.
+/// Remove globals neither version refers to, then type definitions neither uses.
 fn tidy_pair(o: &mut Program, n: &mut Program) {
     let mut m = program_mentions(o);
     m.extend(program_mentions(n));
     o.globals.retain(|g| m.contains(&g.name));
     n.globals.retain(|g| m.contains(&g.name));
+    let mut used = types_used(o);
+    used.extend(types_used(n));
+    // an enum is used when one of its enumerators is
+    let keep = |t: &TypeDef| match t {
+        TypeDef::Enum { items, .. } => {
+            used.contains(t.name()) || items.iter().any(|i| m.contains(&i.0))
+        }
+        _ => used.contains(t.name()),
+    };
+    o.types.retain(keep);
+    n.types.retain(keep);
+}
+
+/// Names of the types (tags and typedefs) a program's declarations and casts use, with those
+/// the used structs' fields use.
+fn types_used(p: &Program) -> BTreeSet<String> {
+    fn ty(t: &Ty, out: &mut Vec<String>) {
+        match t {
+            Ty::Enum(n) | Ty::Struct(n) | Ty::Union(n) | Ty::Fn(n) => out.push(n.clone()),
+            Ty::Ptr(e, _) | Ty::Arr(e, _) => ty(e, out),
+            _ => {}
+        }
+    }
+    let mut todo = vec![];
+    for g in &p.globals {
+        ty(&g.ty, &mut todo);
+    }
+    for f in p.all_funcs() {
+        ty(&f.ret, &mut todo);
+        for pa in &f.params {
+            ty(&pa.ty, &mut todo);
+        }
+        for l in &f.locals {
+            ty(&l.ty, &mut todo);
+        }
+        let mut g = f.clone();
+        func_exprs(&mut g, Walk::All, &mut |e, _| {
+            if let Expr::Cast(t, _) = e {
+                ty(t, &mut todo);
+            }
+        });
+    }
+    let mut out = BTreeSet::new();
+    while let Some(n) = todo.pop() {
+        if out.insert(n.clone()) {
+            for f in p.struct_fields(&n).into_iter().flatten() {
+                ty(&f.0, &mut todo);
+            }
+        }
+    }
+    out
 }
 
 fn size(p: &Program) -> usize {

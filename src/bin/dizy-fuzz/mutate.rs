@@ -750,16 +750,24 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
         }
         "float-sub" => {
             let func = func_mut(p, fi);
-            nth_expr(
-                func,
-                &|e| matches!(e, Expr::Bin(Op::Sub, a, b) if env.is_float(a) || env.is_float(b)),
-                rng,
-                &mut |e, _| {
-                    if let Expr::Bin(_, a, b) = e.clone() {
-                        *e = Expr::Un(Un::Neg, Box::new(Expr::Bin(Op::Sub, b, a)));
-                    }
-                },
-            )
+            let sub = |e: &Expr| matches!(e, Expr::Bin(Op::Sub, a, b) if env.is_float(a) || env.is_float(b));
+            // mostly `x - C`, which is zero on an integer input
+            let by_const =
+                |e: &Expr| sub(e) && matches!(e, Expr::Bin(_, _, b) if matches!(**b, Expr::Flt(_)));
+            let mut n = 0;
+            func_exprs(&mut func.clone(), Walk::Rewritable, &mut |e, _| {
+                n += usize::from(by_const(e))
+            });
+            let pred: &dyn Fn(&Expr) -> bool = if n > 0 && rng.chance(70) {
+                &by_const
+            } else {
+                &sub
+            };
+            nth_expr(func, pred, rng, &mut |e, _| {
+                if let Expr::Bin(_, a, b) = e.clone() {
+                    *e = Expr::Un(Un::Neg, Box::new(Expr::Bin(Op::Sub, b, a)));
+                }
+            })
         }
         "float-zero" => {
             let func = func_mut(p, fi);
@@ -809,10 +817,18 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
             )
         }
         "field-type" | "field-reorder" => {
+            // a field of a parameter's type keeps its type: the same argument could not be
+            // passed to both versions
+            let in_params = if kind == "field-type" {
+                param_structs(&snap)
+            } else {
+                BTreeSet::new()
+            };
             let structs: Vec<usize> = (0..p.types.len())
-                .filter(
-                    |&i| matches!(&p.types[i], TypeDef::Struct { fields, .. } if fields.len() > 1),
-                )
+                .filter(|&i| {
+                    matches!(&p.types[i], TypeDef::Struct { fields, .. } if fields.len() > 1)
+                        && !in_params.contains(p.types[i].name())
+                })
                 .collect();
             if structs.is_empty() {
                 return false;
@@ -1509,6 +1525,27 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
         }
         _ => false,
     }
+}
+
+/// Tags of the structs `f`'s parameters contain (directly or nested).
+fn param_structs(p: &Program) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut todo: Vec<Ty> = p.main.params.iter().map(|pa| pa.ty.clone()).collect();
+    while let Some(t) = todo.pop() {
+        match t {
+            Ty::Struct(tag) | Ty::Union(tag) if out.insert(tag.clone()) => {
+                todo.extend(
+                    p.struct_fields(&tag)
+                        .into_iter()
+                        .flatten()
+                        .map(|f| f.0.clone()),
+                );
+            }
+            Ty::Ptr(e, _) | Ty::Arr(e, _) => todo.push(*e),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A new initializer (`same`: the same value written differently).
