@@ -56,6 +56,35 @@ impl Failure {
             Failure::Oracle(_) => "oracle",
         }
     }
+    /// The category refined by what was seen: an unsound verdict on a termination difference
+    /// or on a value difference; a false witness with no native difference, with other values
+    /// than claimed, with undefined behaviour, or about termination.
+    pub fn class(&self) -> String {
+        let sub = match self {
+            Failure::Unsound { obs, .. } => {
+                if obs.contains("does not terminate") {
+                    "termination"
+                } else {
+                    "value"
+                }
+            }
+            Failure::FalseWitness(m) => {
+                if m.contains("no difference natively") {
+                    "no-difference"
+                } else if m.contains("not as claimed") {
+                    "claim"
+                } else if m.contains("undefined behaviour") {
+                    "ub"
+                } else if m.contains("terminate") {
+                    "termination"
+                } else {
+                    "missing"
+                }
+            }
+            _ => return self.category().to_string(),
+        };
+        format!("{}/{sub}", self.category())
+    }
     pub fn describe(&self) -> String {
         match self {
             Failure::Unsound {
