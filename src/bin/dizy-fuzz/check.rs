@@ -1,13 +1,15 @@
 //! The checks on one generated pair: run dizy, run the native oracle, compare.
 //!
 //! Takes both versions and a work directory; gives a [`PairResult`]: dizy's verdict on `f`, the
-//! oracle's ground truth ("different" when some UB-free input gives different results) and the
-//! failures found — unsound (`equivalent`/`unchanged` although the oracle saw a difference), false
-//! witness (a `different` whose witness input does not differ natively, has UB natively, or whose
-//! claimed results are not the native ones), crash (panic, signal, no report, `error` or
-//! `unsupported` verdict on generated code), hang (killed past `--timeout`), nondeterminism (two runs
-//! disagree). Witness inputs and the diff points' seeds are added to the oracle's inputs. Called by
-//! `main` for every pair and by `minimize` for every candidate.
+//! oracle's ground truth ("different" when some UB-free input gives a different observable
+//! behaviour, a termination difference included) and the failures found — unsound
+//! (`equivalent`/`unchanged` although the oracle saw a difference; `partially-equivalent`
+//! although the versions differ on an input where both terminate), false witness (a `different`
+//! whose witness input does not differ natively, has UB natively, or whose claimed results are
+//! not the native ones), crash (panic, signal, no report, `error` or `unsupported` verdict on
+//! generated code), hang (killed past `--timeout`), nondeterminism (two runs disagree). Witness
+//! inputs and the diff points' seeds are run first, so they are never skipped. Called by `main`
+//! for every pair and by `minimize` for every candidate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,8 +17,9 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
-use crate::gen::{Program, Rng, GLOBAL, MAIN};
-use crate::oracle::{self, Input, Obs};
+use crate::ast::{Program, Ty, MAIN};
+use crate::gen::Rng;
+use crate::oracle::{self, Input, Obs, Run};
 
 pub struct Config {
     pub dizy: PathBuf,
@@ -29,8 +32,9 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
     Unsound {
-        input: Input,
-        obs: Obs,
+        verdict: String,
+        input: String,
+        obs: String,
     },
     FalseWitness(String),
     Crash(String),
@@ -52,10 +56,43 @@ impl Failure {
             Failure::Oracle(_) => "oracle",
         }
     }
+    /// The category refined by what was seen: an unsound verdict on a termination difference
+    /// or on a value difference; a false witness with no native difference, with other values
+    /// than claimed, with undefined behaviour, or about termination.
+    pub fn class(&self) -> String {
+        let sub = match self {
+            Failure::Unsound { obs, .. } => {
+                if obs.contains("does not terminate") {
+                    "termination"
+                } else {
+                    "value"
+                }
+            }
+            Failure::FalseWitness(m) => {
+                if m.contains("no difference natively") {
+                    "no-difference"
+                } else if m.contains("not as claimed") {
+                    "claim"
+                } else if m.contains("undefined behaviour") {
+                    "ub"
+                } else if m.contains("terminate") {
+                    "termination"
+                } else {
+                    "missing"
+                }
+            }
+            _ => return self.category().to_string(),
+        };
+        format!("{}/{sub}", self.category())
+    }
     pub fn describe(&self) -> String {
         match self {
-            Failure::Unsound { input, obs } => {
-                format!("unsound: dizy says equivalent, native run on input {input:?} gives (old ret, new ret, old g, new g) = {obs:?}")
+            Failure::Unsound {
+                verdict,
+                input,
+                obs,
+            } => {
+                format!("unsound: dizy says {verdict}, native run on input {input}: {obs}")
             }
             Failure::FalseWitness(m) => format!("false witness: {m}"),
             Failure::Crash(m) => format!("crash: {m}"),
@@ -74,11 +111,15 @@ pub struct PairResult {
     pub verdict: String,
     /// Some UB-free input distinguishes the versions natively.
     pub truth_differs: bool,
-    /// Inputs that ran without UB in both versions.
+    /// Inputs that ran without UB in both versions (or did not terminate in one or both).
     pub valid_inputs: usize,
+    /// Inputs on which exactly one version did not terminate.
+    pub hang_inputs: usize,
     pub failures: Vec<Failure>,
     /// The first natively distinguishing input, kept for minimization.
     pub diff_input: Option<Input>,
+    /// What the oracle saw on it.
+    pub diff_obs: Option<String>,
     pub dizy_ms: u128,
     /// dizy finished more than a second after its total timeout (informational, not a failure).
     pub late: bool,
@@ -141,28 +182,11 @@ fn normalized(mut j: Json) -> Json {
     j
 }
 
-fn input_from(p: &Program, vals: &serde_json::Map<String, Json>) -> Input {
-    let mut v: Input = p
-        .main
-        .params
-        .iter()
-        .map(|(_, n)| {
-            vals.get(n)
-                .and_then(Json::as_str)
-                .and_then(oracle::parse_literal)
-                .unwrap_or(0)
-        })
-        .collect();
-    if p.global {
-        // a witness runs with the globals' initial values (`int g;` is 0)
-        v.push(
-            vals.get(GLOBAL)
-                .and_then(Json::as_str)
-                .and_then(oracle::parse_literal)
-                .unwrap_or(0),
-        );
-    }
-    v
+/// Write both versions into `dir` (created if needed).
+pub fn write_pair(dir: &Path, old: &Program, new: &Program) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("old.c"), old.print())?;
+    std::fs::write(dir.join("new.c"), new.print())
 }
 
 /// Check one pair in `dir` (created if needed). `seed` fixes the oracle inputs; `extra` are
@@ -177,10 +201,7 @@ pub fn check_pair(
     twice: bool,
 ) -> PairResult {
     let mut r = PairResult::default();
-    if let Err(e) = std::fs::create_dir_all(dir)
-        .and_then(|_| std::fs::write(dir.join("old.c"), old.print("")))
-        .and_then(|_| std::fs::write(dir.join("new.c"), new.print("")))
-    {
+    if let Err(e) = write_pair(dir, old, new) {
         r.failures.push(Failure::Oracle(format!(
             "cannot write {}: {e}",
             dir.display()
@@ -226,11 +247,13 @@ pub fn check_pair(
                 .is_some_and(|a| a.iter().any(|f| f["verdict"] == "timeout"));
             // A timeout depends on the machine's load, not on dizy's logic; so does which step
             // of a slow witness search (its steps have deadlines: smt gets 3 of its 5 s) found
-            // the witness. For runs that slow, only whether each function was proved must agree.
+            // the witness. For runs that slow (a second already: on a loaded machine a 1.9 s
+            // search gave another witness than the same search alone), only whether each
+            // function was proved must agree.
             let searched_long = |j: &Json| {
                 j["functions"].as_array().is_some_and(|a| {
                     a.iter()
-                        .any(|f| f["time_ms"].as_u64().is_some_and(|t| t >= 2000))
+                        .any(|f| f["time_ms"].as_u64().is_some_and(|t| t >= 1000))
                 })
             };
             let proved = |j: &Json| -> Vec<(String, bool)> {
@@ -240,7 +263,7 @@ pub fn check_pair(
                             let v = f["verdict"].as_str().unwrap_or("");
                             (
                                 f["name"].to_string(),
-                                matches!(v, "equivalent" | "unchanged"),
+                                matches!(v, "equivalent" | "unchanged" | "partially-equivalent"),
                             )
                         })
                         .collect()
@@ -259,57 +282,78 @@ pub fn check_pair(
         }
     }
 
-    // The oracle's inputs: fixed by the seed, then the witness and the differing states' seeds.
-    let mut inputs = oracle::inputs(old, &mut Rng::new(seed), cfg.inputs);
-    inputs.extend(extra.iter().cloned());
+    // The oracle's inputs: the extra ones, the witness and the differing states' seeds first
+    // (never skipped), then those fixed by the seed.
+    let mut inputs: Vec<Input> = extra.to_vec();
     let witness = fr["witness"].as_object().cloned();
-    let witness_at = witness.as_ref().map(|w| {
-        inputs.push(input_from(
+    let empty = serde_json::Map::new();
+    let witness_at = witness.as_ref().and_then(|w| {
+        let inp = oracle::input_from_literals(
             old,
-            w.get("inputs")
-                .and_then(Json::as_object)
-                .unwrap_or(&Default::default()),
-        ));
-        inputs.len() - 1
+            w.get("inputs").and_then(Json::as_object).unwrap_or(&empty),
+        )?;
+        inputs.push(inp);
+        Some(inputs.len() - 1)
     });
     for p in fr["diff_points"].as_array().into_iter().flatten() {
         for d in p["different"].as_array().into_iter().flatten() {
             if let Some(s) = d["seed"].as_object() {
-                inputs.push(input_from(old, s));
+                if let Some(inp) = oracle::input_from_literals(old, s) {
+                    inputs.push(inp);
+                }
             }
         }
     }
-    let obs = match oracle::compile(dir, old, new).and_then(|exe| oracle::execute(&exe, &inputs)) {
+    let priority = inputs.len();
+    inputs.extend(oracle::inputs(old, &mut Rng::new(seed), cfg.inputs));
+    let obs = match oracle::compile(dir, old, new)
+        .and_then(|exe| oracle::execute(&exe, &inputs, priority))
+    {
         Ok(o) => o,
         Err(e) => {
             r.failures.push(Failure::Oracle(e));
             return r;
         }
     };
-    r.valid_inputs = obs.iter().filter(|o| matches!(o, Obs::Ran(_))).count();
-    if let Some(k) = obs.iter().position(|o| *o == Obs::Hang) {
-        r.failures.push(Failure::Oracle(format!(
-            "generated code hangs natively on {:?}",
-            inputs[k]
-        )));
-    }
-    if let Some(k) = obs.iter().position(Obs::differs) {
+    r.valid_inputs = obs
+        .iter()
+        .filter(|o| !matches!(o, Obs::Ub | Obs::Skipped))
+        .count();
+    r.hang_inputs = obs
+        .iter()
+        .filter(|o| matches!(o, Obs::OneHangs { .. }))
+        .count();
+    // prefer a difference on which both terminate (it also refutes partial equivalence)
+    let first = obs
+        .iter()
+        .position(Obs::differs_terminating)
+        .or_else(|| obs.iter().position(Obs::differs));
+    if let Some(k) = first {
         r.truth_differs = true;
         r.diff_input = Some(inputs[k].clone());
-        if r.verdict == "equivalent" || r.verdict == "unchanged" {
+        r.diff_obs = Some(obs[k].describe());
+        let unsound = match r.verdict.as_str() {
+            "equivalent" | "unchanged" => true,
+            "partially-equivalent" => obs[k].differs_terminating(),
+            _ => false,
+        };
+        if unsound {
             r.failures.push(Failure::Unsound {
-                input: inputs[k].clone(),
-                obs: obs[k].clone(),
+                verdict: r.verdict.clone(),
+                input: oracle::show_input(old, &inputs[k]),
+                obs: obs[k].describe(),
             });
         }
     }
     if r.verdict == "different" {
         match (witness_at, &witness) {
             (Some(k), Some(w)) => {
-                if let Some(m) = witness_problem(w, &inputs[k], &obs[k], old.global) {
+                if let Some(m) = witness_problem(old, new, w, &inputs[k], &obs[k]) {
                     r.failures.push(Failure::FalseWitness(m));
                 }
             }
+            // a witness for a function taking pointers cannot be rebuilt from its literals
+            (None, Some(_)) => {}
             _ => r.failures.push(Failure::FalseWitness(
                 "verdict different without a witness".into(),
             )),
@@ -318,52 +362,129 @@ pub fn check_pair(
     r
 }
 
+/// The type of what `key` names in a behaviour of `p`: the return value or an observed object.
+fn claim_ty(p: &Program, key: &str) -> Option<Ty> {
+    if key == "return" {
+        return Some(p.main.ret.clone());
+    }
+    p.observed_objects("")
+        .into_iter()
+        .find(|o| o.0 == key)
+        .map(|o| o.2)
+}
+
+/// Whether dizy's literal `claim` and the harness's canonical `native` text are different
+/// values of type `t` (`None`: cannot tell).
+fn claim_differs(t: &Ty, claim: &str, native: &str) -> Option<bool> {
+    if t.is_float() {
+        let (c, n) = (oracle::parse_float(claim)?, oracle::parse_float(native)?);
+        Some(!oracle::float_eq(c, n))
+    } else if t.is_int() {
+        let (c, n) = (
+            oracle::parse_literal(claim)?,
+            oracle::parse_literal(native)?,
+        );
+        Some(c != n)
+    } else {
+        None
+    }
+}
+
 /// Why a witness does not hold natively, if it does not.
 fn witness_problem(
+    old: &Program,
+    new: &Program,
     w: &serde_json::Map<String, Json>,
     input: &Input,
     obs: &Obs,
-    global: bool,
 ) -> Option<String> {
-    let v = match obs {
+    let shown = oracle::show_input(old, input);
+    let claimed = |side: &str| {
+        w.get(side)
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let claim_text = format!("dizy claims old {}, new {}", w["old"], w["new"]);
+    let runs: (Option<&Run>, Option<&Run>) = match obs {
         Obs::Ub => {
             return Some(format!(
-                "witness input {input:?} has undefined behaviour natively"
+                "witness input {shown} has undefined behaviour natively"
             ))
         }
-        Obs::Hang => return Some(format!("witness input {input:?} hangs natively")),
-        Obs::Ran(v) => v,
-    };
-    if !obs.differs() {
-        return Some(format!(
-            "witness input {input:?}: both versions return {} natively (g {}), dizy claims old {} new {}",
-            v[0], v[2], w["old"], w["new"]
-        ));
-    }
-    let claim = |side: &str, key: &str| {
-        w.get(side)
-            .and_then(|b| b.get(key))
-            .and_then(Json::as_str)
-            .and_then(oracle::parse_literal)
+        Obs::Skipped => return None,
+        Obs::BothHang => {
+            return Some(format!(
+                "witness input {shown}: neither version terminates natively; {claim_text}"
+            ))
+        }
+        Obs::OneHangs { old_hangs, other } => {
+            // a non-termination witness is valid when the version dizy says does not stop is
+            // the one that does not stop natively; a claimed return value for it is not
+            let side = if *old_hangs { "old" } else { "new" };
+            let p = if *old_hangs { old } else { new };
+            let c = claimed(side);
+            if let Some(ret) = c.get("return").and_then(Json::as_str) {
+                if claim_ty(p, "return").is_some_and(|t| claim_differs(&t, ret, "0").is_some()) {
+                    return Some(format!(
+                        "witness input {shown}: the {side} version does not terminate natively, \
+                         dizy claims it returns {ret}"
+                    ));
+                }
+            }
+            if *old_hangs {
+                (None, Some(other))
+            } else {
+                (Some(other), None)
+            }
+        }
+        Obs::Ran(a, b) => {
+            if oracle::run_difference(a, b).is_none() {
+                return Some(format!(
+                    "witness input {shown}: no difference natively (both return {}); {claim_text}",
+                    a.ret
+                ));
+            }
+            (Some(a), Some(b))
+        }
     };
     let mut wrong = vec![];
-    for (side, ret, g) in [("old", v[0], v[2]), ("new", v[1], v[3])] {
-        if claim(side, "return").is_some_and(|c| c != ret) {
-            wrong.push(format!(
-                "{side} returns {ret} natively, dizy claims {}",
-                w[side]["return"]
-            ));
-        }
-        if global && claim(side, GLOBAL).is_some_and(|c| c != g) {
-            wrong.push(format!(
-                "{side} leaves g = {g} natively, dizy claims {}",
-                w[side][GLOBAL]
-            ));
+    for (side, run, p) in [("old", runs.0, old), ("new", runs.1, new)] {
+        let Some(run) = run else { continue };
+        for (key, v) in claimed(side) {
+            let Some(c) = v.as_str() else { continue };
+            if key == "output" {
+                let native = String::from_utf8_lossy(&run.out);
+                if c != native {
+                    wrong.push(format!(
+                        "{side} prints {native:?} natively, dizy claims {c:?}"
+                    ));
+                }
+                continue;
+            }
+            let native = if key == "return" {
+                Some(&run.ret)
+            } else {
+                run.fin.get(&key)
+            };
+            let (Some(native), Some(t)) = (native, claim_ty(p, &key)) else {
+                continue;
+            };
+            if claim_differs(&t, c, native) == Some(true) {
+                wrong.push(format!(
+                    "{side} {} {native} natively, dizy claims {c}",
+                    if key == "return" {
+                        "returns".to_string()
+                    } else {
+                        format!("leaves {key} =")
+                    }
+                ));
+            }
         }
     }
     (!wrong.is_empty()).then(|| {
         format!(
-            "witness input {input:?} differs natively but not as claimed: {}",
+            "witness input {shown} differs natively but not as claimed: {}",
             wrong.join("; ")
         )
     })

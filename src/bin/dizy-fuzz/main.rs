@@ -1,21 +1,28 @@
 //! `dizy-fuzz`: soundness fuzzing of dizy on generated pairs of C programs.
 //!
-//! Takes a pair count, a seed and the `dizy` binary to test; gives a summary whose last line is
-//! `N pairs: U unsound, W false witnesses, C crashes, T timeouts`, exit status 1 when any of those
-//! (or nondeterminism, or an oracle error) is non-zero. Pipeline per pair: `gen` writes a random
-//! program, `mutate` derives a second version, `check` runs dizy (subprocess, hard-killed after
-//! its `--timeout`) and the native `oracle` (gcc with UBSan, both versions in one harness) and
-//! compares; a failing pair is shrunk by `minimize` and saved as a regression
-//! (`<save>/<id>/{old,new}.c` plus a line of `<save>/manifest.csv`). Pairs are independent
-//! (pair i uses a seed derived from the run seed and i), so results do not depend on `--jobs`.
+//! Takes a pair count, a seed and the `dizy` binary to test; gives a summary — the share of
+//! pairs containing each C construct with the failures found among them, per mutation kind the
+//! verdicts — whose last line is `N pairs: U unsound, W false witnesses, C crashes, T timeouts`,
+//! exit status 1 when any of those (or nondeterminism, or an oracle error) is non-zero. Pipeline
+//! per pair: `gen` writes a random program around the pair's main construct (pair i:
+//! `gen::FEATURES[i % 20]`, so every run of a few dozen pairs covers them all), `mutate` derives
+//! a second version, `check` runs dizy (subprocess, hard-killed after its `--timeout`) and the
+//! native `oracle` (gcc with ASan and UBSan, both versions in one harness, each run in its own
+//! process per input) and compares; a failing pair is shrunk by `minimize` and saved as a
+//! regression (`<save>/<id>/{old,new}.c` plus a line of `<save>/manifest.csv`). Pairs are
+//! independent (pair i uses a seed derived from the run seed and i), so results do not depend on
+//! `--jobs`.
 
+mod ast;
+mod builtin;
 mod check;
+mod constructs;
 mod gen;
 mod minimize;
 mod mutate;
 mod oracle;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,8 +30,9 @@ use std::sync::Mutex;
 
 use clap::Parser;
 
+use ast::Program;
 use check::{Config, PairResult};
-use gen::{Gen, Program, Rng};
+use gen::{Gen, Rng};
 
 #[derive(Parser)]
 #[command(
@@ -60,8 +68,12 @@ struct Args {
     #[arg(long)]
     no_save: bool,
     /// Predicate calls allowed per minimization (0: do not minimize).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 120)]
     minimize_budget: usize,
+    /// Failures minimized and saved per class (failure category and the pair's main
+    /// construct); the others are only listed.
+    #[arg(long, default_value_t = 1)]
+    minimize_per_class: usize,
     /// Scratch directory (default: a fresh one under the system temp dir, removed at the end).
     #[arg(long)]
     work: Option<PathBuf>,
@@ -74,20 +86,47 @@ struct Args {
     /// Keep each pair's files (old.c, new.c, harness.c) in the work directory.
     #[arg(long)]
     keep: bool,
+    /// Check a hand-built pair instead of generated ones (every pair index gives it), to test
+    /// the oracle: `termination` or `signed-zero` (see src/bin/dizy-fuzz/builtin.rs).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
+    builtin: Option<String>,
+}
+
+/// The main construct of pair `i`.
+fn primary(i: u64) -> &'static str {
+    gen::FEATURES[(i % gen::FEATURES.len() as u64) as usize]
+}
+
+/// What the pair is about, for messages: its main construct or the built-in pair's name.
+fn label(args: &Args, i: u64) -> String {
+    args.builtin
+        .clone()
+        .unwrap_or_else(|| primary(i).to_string())
 }
 
 /// The pair with index `i` of a run: both versions and the mutation kinds.
-fn make_pair(run_seed: u64, i: u64) -> (Program, Program, Vec<String>, u64) {
+fn make_pair(run_seed: u64, i: u64, builtin: Option<&str>) -> (Program, Program, Vec<String>, u64) {
     let seed = gen::pair_seed(run_seed, i);
+    if let Some((old, new)) = builtin.and_then(builtin::pair) {
+        return (
+            old,
+            new,
+            vec![builtin.unwrap_or_default().to_string()],
+            seed,
+        );
+    }
     let mut rng = Rng::new(seed);
-    let old = Gen { rng: &mut rng }.program();
-    let (new, kinds) = mutate::mutate(&old, &mut rng);
+    let mut g = Gen::new(&mut rng);
+    g.variant = (i / gen::FEATURES.len() as u64) as usize;
+    let old = g.program(Some(primary(i)));
+    let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i)));
     (old, new, kinds, seed)
 }
 
 struct Done {
     index: u64,
     kinds: Vec<String>,
+    constructs: BTreeSet<&'static str>,
     result: PairResult,
     saved: Option<String>,
 }
@@ -128,22 +167,37 @@ fn main() {
     let next = AtomicU64::new(0);
     let done: Mutex<Vec<Done>> = Mutex::new(vec![]);
     let save_lock = Mutex::new(());
+    // failures minimized so far per class (category, main construct)
+    let classes: Mutex<BTreeMap<(String, String), usize>> = Mutex::new(BTreeMap::new());
     let start = std::time::Instant::now();
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::SeqCst) as usize;
                 let Some(&i) = indices.get(k) else { break };
-                let (old, new, kinds, seed) = make_pair(args.seed, i);
+                let (old, new, kinds, seed) = make_pair(args.seed, i, args.builtin.as_deref());
                 let dir = work.join(format!("p{i}"));
                 let twice = args.determinism_every > 0 && i % args.determinism_every == 0;
                 let result = check::check_pair(&cfg, &old, &new, &dir, seed, &[], twice);
+                let constructs = constructs::of_pair(&old, &new);
                 let mut saved = None;
                 if !result.failures.is_empty() {
                     for f in &result.failures {
-                        println!("pair {i} [{}]: {}", kinds.join("+"), f.describe());
+                        println!(
+                            "pair {i} [{}; {}]: {}",
+                            label(&args, i),
+                            kinds.join("+"),
+                            f.describe()
+                        );
                     }
-                    if !args.no_save && args.minimize_budget > 0 {
+                    let class = (result.failures[0].class(), label(&args, i));
+                    let fresh = {
+                        let mut c = classes.lock().unwrap();
+                        let n = c.entry(class).or_insert(0);
+                        *n += 1;
+                        *n <= args.minimize_per_class
+                    };
+                    if fresh && !args.no_save && args.minimize_budget > 0 {
                         let _g = save_lock.lock();
                         saved = shrink_and_save(&cfg, &args, &work, i, &old, &new, seed, &result);
                     }
@@ -166,6 +220,7 @@ fn main() {
                 d.push(Done {
                     index: i,
                     kinds,
+                    constructs,
                     result,
                     saved,
                 });
@@ -206,14 +261,21 @@ fn shrink_and_save(
 ) -> Option<String> {
     let first = &result.failures[0];
     let cat = first.category();
+    // the failure must keep its kind while shrinking, not only its category (a false witness
+    // showing -0.0 against 0.0 must not become one with a wrongly rounded claim)
+    let class = first.class();
     if cat == "oracle" {
         return None; // a fuzzer bug, not a dizy regression
     }
     let extra: Vec<oracle::Input> = result.diff_input.iter().cloned().collect();
     let dir = work.join(format!("min{i}"));
     let mut fails = |o: &Program, n: &Program| {
+        // a candidate must stay valid C (else dizy's complaint would pass for a crash)
+        if check::write_pair(&dir, o, n).is_err() || oracle::compile(&dir, o, n).is_err() {
+            return false;
+        }
         let r = check::check_pair(cfg, o, n, &dir, seed, &extra, cat == "nondeterministic");
-        r.failures.iter().any(|f| f.category() == cat)
+        r.failures.iter().any(|f| f.class() == class)
     };
     // a hang costs tens of seconds per try: shrink it much less
     let budget = if cat == "hang" {
@@ -227,8 +289,8 @@ fn shrink_and_save(
     let out = args.save.join(&id);
     let res = (|| -> std::io::Result<()> {
         std::fs::create_dir_all(&out)?;
-        std::fs::write(out.join("old.c"), o.print(""))?;
-        std::fs::write(out.join("new.c"), n.print(""))?;
+        std::fs::write(out.join("old.c"), o.print())?;
+        std::fs::write(out.join("new.c"), n.print())?;
         let manifest = args.save.join("manifest.csv");
         let fresh = !manifest.exists();
         let mut m = std::fs::OpenOptions::new()
@@ -246,13 +308,20 @@ fn shrink_and_save(
         let what = last
             .failures
             .iter()
-            .find(|f| f.category() == cat)
+            .find(|f| f.class() == class)
             .unwrap_or(first)
             .describe();
         let input = last
             .diff_input
             .as_ref()
-            .map_or(String::new(), |v| format!("; native difference on {v:?}"));
+            .filter(|_| cat != "unsound")
+            .map_or(String::new(), |v| {
+                format!(
+                    "; native difference on {}: {}",
+                    oracle::show_input(&o, v),
+                    last.diff_obs.clone().unwrap_or_default()
+                )
+            });
         let note = format!(
             "dizy-fuzz --seed {} --only {i}: dizy said {}; {what}{input}",
             args.seed, last.verdict
@@ -261,7 +330,7 @@ fn shrink_and_save(
         writeln!(
             m,
             "{id},{id}/old.c,{id}/new.c,{},{expected},\"{note}\"",
-            gen::MAIN
+            ast::MAIN
         )
     })();
     let _ = std::fs::remove_dir_all(&dir);
@@ -351,17 +420,17 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
     }
     println!("per mutation kind (a pair with two mutations counts for both):");
     println!(
-        "  {:<10} {:>6} {:>8} {:>8} {:>8} {:>12}",
+        "  {:<16} {:>6} {:>8} {:>8} {:>8} {:>12}",
         "kind", "pairs", "equiv", "witness", "possibly", "native diff"
     );
     for (k, e) in &per {
-        let class = if mutate::PRESERVING.contains(&k.as_str()) {
+        let class = if mutate::is_preserving(k) {
             " (preserving)"
         } else {
             ""
         };
         println!(
-            "  {:<10} {:>6} {:>8} {:>8} {:>8} {:>12}{class}",
+            "  {:<16} {:>6} {:>8} {:>8} {:>8} {:>12}{class}",
             k,
             e[0],
             pct(e[1], e[0]),
@@ -370,6 +439,26 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
             pct(e[4], e[0])
         );
     }
+    println!("constructs (share of pairs containing each, in either version):");
+    println!(
+        "  {:<20} {:>6} {:>8} {:>8} {:>15} {:>12}",
+        "construct", "pairs", "% pairs", "unsound", "false witness", "native diff"
+    );
+    let has_cat = |d: &Done, cat: &str| d.result.failures.iter().any(|f| f.category() == cat);
+    for c in constructs::CONSTRUCTS {
+        let with: Vec<&Done> = done.iter().filter(|d| d.constructs.contains(c)).collect();
+        println!(
+            "  {:<20} {:>6} {:>8} {:>8} {:>15} {:>12}",
+            c,
+            with.len(),
+            pct(with.len(), n),
+            with.iter().filter(|d| has_cat(d, "unsound")).count(),
+            with.iter().filter(|d| has_cat(d, "false-witness")).count(),
+            with.iter().filter(|d| d.result.truth_differs).count()
+        );
+    }
+    let term = done.iter().filter(|d| d.result.hang_inputs > 0).count();
+    println!("pairs where one version does not terminate on some input: {term}");
     let failing: Vec<&Done> = done
         .iter()
         .filter(|d| !d.result.failures.is_empty())
