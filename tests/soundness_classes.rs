@@ -242,6 +242,15 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Differs)],
         only: false,
     },
+    // A jump to the very next instruction: the jump and the fallthrough reach it from the same
+    // place (the analysis once kept only one of the two, and lost every state).
+    Case {
+        name: "goto_next_instruction",
+        old: "int f(int a) { return 1; }\n",
+        new: "int f(int a) { goto F2; F2:; return 0; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
     // 6. Witnesses that differ only in the sign of zero.
     Case {
         name: "times_zero",

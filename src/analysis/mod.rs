@@ -283,6 +283,11 @@ impl<'a> Analyzer<'a> {
         let mut dead_dims = HashMap::new();
         let mut dead_guards = HashMap::new();
         let (dv, mut dying_guards) = dead::dying(f, &c.cfg, &pinned);
+        // The return flags are read by Δ at the return diff points, after their last read by
+        // an instruction: forgetting them would leave those points without a state.
+        for g in dying_guards.iter_mut() {
+            g.retain(|x| *x != c.old_ret && *x != c.new_ret);
+        }
         let mut dying_dims: Vec<Vec<Dim>> = dv
             .iter()
             .map(|vs| vs.iter().flat_map(|v| dims.all_of(*v)).collect())
@@ -305,7 +310,8 @@ impl<'a> Analyzer<'a> {
                     .flat_map(|v| dims.all_of(*v))
                     .collect::<Vec<Dim>>(),
             );
-            dead_guards.insert(h, d.guards);
+            let keep = |g: &GuardId| *g != c.old_ret && *g != c.new_ret;
+            dead_guards.insert(h, d.guards.into_iter().filter(keep).collect());
         }
         Ok(Analyzer {
             c,
@@ -457,8 +463,13 @@ impl<'a> Analyzer<'a> {
                 (f, j, p + 1)
             };
             tracing::debug!(ms = t0.elapsed().as_millis(), "transfer");
+            let mut fall = fall;
             if let Some((t, js)) = jump {
-                if self.propagate(p, t, js)? {
+                if t == next {
+                    // A jump to the next instruction: both edges arrive from here, as one
+                    // contribution (recorded separately, one would replace the other).
+                    fall.extend(js);
+                } else if self.propagate(p, t, js)? {
                     work.insert(t);
                 }
             }

@@ -300,7 +300,6 @@ fn unreachable_point_has_no_states() {
 /// sub-states whose flags are both known true. (The exit point still compares the return
 /// values, so no verdict is wrong; the report misleads.)
 #[test]
-#[ignore = "known bug: return point at the exit reported as not reached"]
 fn last_return_point_is_reached() {
     let p = delta(INFEASIBLE_RETURN[0], INFEASIBLE_RETURN[1], "f");
     let pt = return_at(&p.d, 4);
