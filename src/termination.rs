@@ -99,13 +99,13 @@ pub fn check(
                 }
                 note(format!(
                     "the call to `{}` at line {} may not return",
-                    n.trim_end_matches('\''),
+                    c.source_name(n),
                     ins.line
                 ));
             }
             Callee::Indirect(_) => {
                 // Any function of this version whose address is taken may be called.
-                let mine = |n: &&String| (side == Side::New) == n.ends_with('\'');
+                let mine = |n: &&String| c.function_side(n) == side;
                 let bad = calls
                     .address_taken()
                     .iter()
@@ -115,7 +115,7 @@ pub fn check(
                     note(format!(
                         "the call through a pointer at line {} may reach `{}`, which may not return",
                         ins.line,
-                        n.trim_end_matches('\'')
+                        c.source_name(n)
                     ));
                 }
             }

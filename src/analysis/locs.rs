@@ -114,6 +114,22 @@ impl Dims {
         d
     }
 
+    /// The dimension of `loc`, adding one at the end when it has none yet. Values made before
+    /// lack it: [`crate::analysis::reconcile`] extends them, unconstrained, where two meet.
+    pub fn add(&mut self, loc: Loc, name: impl Into<String>) -> Dim {
+        if let Some(d) = self.locs.iter().position(|l| *l == loc) {
+            return d;
+        }
+        let d = self.locs.len();
+        match &loc {
+            Loc::Var(v) if v.index() < self.of_var.len() => self.of_var[v.index()] = Some(d),
+            _ => {}
+        }
+        self.locs.push(loc);
+        self.names.push(name.into());
+        d
+    }
+
     /// The dimension of a scalar variable.
     pub fn of(&self, v: VarId) -> Option<Dim> {
         self.of_var.get(v.index()).copied().flatten()

@@ -20,7 +20,7 @@ pub mod locs;
 mod state;
 mod translate;
 
-pub use state::{canonize, derr, equiv_set, Soft, State, Sub};
+pub use state::{canonize, derr, equiv_set, reconcile, Soft, State, Sub};
 pub use translate::{type_range, wraps, Tr};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -804,7 +804,7 @@ impl<'a> Analyzer<'a> {
                 Ok(vec![s])
             }
             InstrKind::Call { dest, callee, args } => {
-                let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(n.trim_end_matches('\'')));
+                let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(self.c.source_name(n)));
                 let pointers = args.iter().any(|a| a.ty.is_pointer());
                 if !pure {
                     self.clobber(&mut s, side, pointers)?;
@@ -1155,7 +1155,7 @@ fn congruent_helpers(c: &Correlated) -> HashSet<String> {
     let mut out = HashSet::new();
     let funcs = &c.program.functions;
     for f in funcs {
-        if f.name.ends_with('\'') || f.name == c.product().name {
+        if c.function_side(&f.name) != Side::Old {
             continue;
         }
         let Some(g) = funcs.iter().find(|x| x.name == format!("{}'", f.name)) else {

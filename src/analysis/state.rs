@@ -28,10 +28,39 @@ pub fn derr(e: dizy_domains::DomainError) -> Error {
 pub fn equiv_set(data: &AnyDomain, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Vec<bool>> {
     let mut out = Vec::with_capacity(pairs.len());
     for &(x, y) in pairs {
+        if x >= data.dims() || y >= data.dims() {
+            // A location the value has not met yet: nothing is known of it.
+            out.push(false);
+            continue;
+        }
         let e = LinExpr::from_terms(&[(1, x), (-1, y)], 0).expect("small coefficients");
         out.push(data.s_entails(&LinConstraint::new(e, ConstraintKind::Eq), b)?);
     }
     Ok(out)
+}
+
+/// Bring two values to the same dimensions: the environment grows as locations are met
+/// ([`super::Dims::add`]), so a value made earlier may lack the newest dimensions; they are
+/// added to it unconstrained (it said nothing of them). Dimensions are only ever appended, so
+/// a shorter value's dimensions are a prefix of the longer one's.
+pub fn reconcile(a: &mut AnyDomain, b: &mut AnyDomain) -> Result<()> {
+    let (da, db) = (a.dims(), b.dims());
+    let (short, n) = match da.cmp(&db) {
+        std::cmp::Ordering::Less => (a, db - da),
+        std::cmp::Ordering::Greater => (b, da - db),
+        std::cmp::Ordering::Equal => return Ok(()),
+    };
+    short.add_dims(n, true).map_err(derr)
+}
+
+/// `a ⊔ b` after [`reconcile`].
+fn join_fit(a: &AnyDomain, b: &AnyDomain, budget: &Budget) -> Result<AnyDomain> {
+    if a.dims() == b.dims() {
+        return a.s_join(b, budget);
+    }
+    let (mut x, mut y) = (a.clone(), b.clone());
+    reconcile(&mut x, &mut y)?;
+    x.s_join(&y, budget)
 }
 
 /// Guards with the same known value in both contexts.
@@ -75,7 +104,7 @@ pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) ->
                 groups.insert(k, s);
             }
             Some(g) => {
-                let data = g.data.s_join(&s.data, b)?;
+                let data = join_fit(&g.data, &s.data, b)?;
                 groups.insert(
                     k,
                     Sub {
@@ -106,7 +135,15 @@ pub fn leq(a: &State, bs: &State, b: &Budget) -> Result<bool> {
     'outer: for x in a {
         for y in bs {
             let ctx_ok = y.ctx.iter().all(|(g, v)| x.ctx.get(g) == Some(v));
-            if ctx_ok && x.data.s_leq(&y.data, b)? {
+            let fits = x.data.dims() == y.data.dims();
+            let leq = if fits {
+                x.data.s_leq(&y.data, b)?
+            } else {
+                let (mut p, mut q) = (x.data.clone(), y.data.clone());
+                reconcile(&mut p, &mut q)?;
+                p.s_leq(&q, b)?
+            };
+            if ctx_ok && leq {
                 continue 'outer;
             }
         }
@@ -134,8 +171,11 @@ pub fn widen(
         let k = key(&s, canon, pairs, b)?;
         let merged = match by_key.get(&k) {
             Some(o) => {
-                let j = o.data.s_join(&s.data, b)?;
-                let w = o.data.s_widen(&j, b)?;
+                let j = join_fit(&o.data, &s.data, b)?;
+                let mut older = o.data.clone();
+                let mut newer = j;
+                reconcile(&mut older, &mut newer)?;
+                let w = older.s_widen(&newer, b)?;
                 Sub {
                     ctx: ctx_meet(&o.ctx, &s.ctx),
                     data: w,
@@ -145,7 +185,7 @@ pub fn widen(
         };
         match out.remove(&k) {
             Some(prev) => {
-                let data = prev.data.s_join(&merged.data, b)?;
+                let data = join_fit(&prev.data, &merged.data, b)?;
                 out.insert(
                     k,
                     Sub {
@@ -282,5 +322,50 @@ impl Soft for AnyDomain {
     }
     fn s_forget(&mut self, d: Dim, b: &Budget) -> Result<()> {
         soft(|| self.forget(d), || Ok(()), b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dizy_domains::DomainKind;
+
+    fn sub(dims: usize, x: i128) -> Sub {
+        let b = Budget::unlimited();
+        let mut data = DomainKind::Polyhedra.top(dims).unwrap();
+        let e = LinExpr::from_terms(&[(1, 0)], -x).unwrap();
+        data.s_meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq), &b)
+            .unwrap();
+        Sub {
+            ctx: Ctx::new(),
+            data,
+        }
+    }
+
+    /// Values made before the environment grew lack its newest dimensions; where they meet
+    /// values that have them, they are extended (unconstrained) instead of failing.
+    #[test]
+    fn values_of_a_grown_environment_are_reconciled() {
+        let b = Budget::unlimited();
+        let (old, new) = (sub(1, 1), sub(3, 2));
+        let pairs = [(1, 2)];
+        let joined = canonize(vec![old.clone(), new.clone()], Canon::JoinAll, &pairs, &b).unwrap();
+        assert_eq!(joined.len(), 1);
+        assert_eq!(joined[0].data.dims(), 3);
+        // Both values are below the join, whatever their dimensions.
+        assert!(leq(&vec![old.clone()], &joined, &b).unwrap());
+        assert!(leq(&vec![new.clone()], &joined, &b).unwrap());
+        // The short value knows nothing of the new dimensions: not below one that does.
+        let mut pinned = new.clone();
+        let e = LinExpr::from_terms(&[(1, 1)], 0).unwrap();
+        pinned
+            .data
+            .s_meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq), &b)
+            .unwrap();
+        assert!(!leq(&vec![sub(1, 2)], &vec![pinned], &b).unwrap());
+        let widened = widen(&vec![old], vec![new], Canon::JoinAll, &pairs, &b).unwrap();
+        assert_eq!(widened[0].data.dims(), 3);
+        // An equivalence over a dimension the value lacks is simply not known.
+        assert_eq!(equiv_set(&sub(1, 0).data, &pairs, &b).unwrap(), vec![false]);
     }
 }

@@ -202,9 +202,13 @@ pub struct Correlated {
     pub new_retval: Option<VarId>,
     pub old_ret: GuardId,
     pub new_ret: GuardId,
-    /// Variables with index below this belong to the old version.
-    pub n_old_vars: usize,
-    pub n_old_guards: usize,
+    /// Which version each variable of the product belongs to (input copies and loop control
+    /// are glue); a `'` in a name is for people only.
+    pub var_sides: Vec<Side>,
+    /// Which version each guard of the product belongs to.
+    pub guard_sides: Vec<Side>,
+    /// Which version each function of the merged program comes from (the product is glue).
+    pub function_sides: Vec<Side>,
     pub old_file: String,
     pub new_file: String,
     /// Locals paired by an inferred rename `(old, new)` (besides `--map`), for the report.
@@ -227,16 +231,30 @@ impl Correlated {
     }
 
     pub fn var_side(&self, v: VarId) -> Side {
-        let f = self.product();
-        if v.index() < self.n_old_vars {
-            Side::Old
-        } else if self.inputs.iter().any(|i| i.copy == v) {
-            Side::Glue
-        } else if v.index() < f.func.vars.len() {
-            Side::New
-        } else {
-            Side::Glue
-        }
+        self.var_sides.get(v.index()).copied().unwrap_or(Side::Glue)
+    }
+
+    pub fn guard_side(&self, g: GuardId) -> Side {
+        self.guard_sides
+            .get(g.index())
+            .copied()
+            .unwrap_or(Side::Glue)
+    }
+
+    /// The version the function `name` of the merged program comes from.
+    pub fn function_side(&self, name: &str) -> Side {
+        self.program
+            .functions
+            .iter()
+            .position(|f| f.name == name)
+            .and_then(|i| self.function_sides.get(i).copied())
+            .unwrap_or(Side::Glue)
+    }
+
+    /// The name of a function or variable as its own version calls it (without the tag the
+    /// merged program adds to the new version's names).
+    pub fn source_name<'n>(&self, name: &'n str) -> &'n str {
+        name.strip_suffix('\'').unwrap_or(name)
     }
 }
 
@@ -286,6 +304,9 @@ pub fn correlate(
     let product = builder.build()?;
     let (pf, meta) = product;
     let cfg = crate::gcl::Cfg::new(&pf);
+    let mut function_sides = vec![Side::Old; old.functions.len()];
+    function_sides.resize(program.functions.len(), Side::New);
+    function_sides.push(Side::Glue);
     program.functions.push(pf);
     let func = program.functions.len() - 1;
     Ok(Correlated {
@@ -303,8 +324,9 @@ pub fn correlate(
         new_retval: fnew.retval.map(|v| remap.var(v)),
         old_ret: fo.ret_flag,
         new_ret: remap.guard(fnew.ret_flag),
-        n_old_vars: fo.func.vars.len(),
-        n_old_guards: fo.guards.len(),
+        var_sides: meta.var_sides,
+        guard_sides: meta.guard_sides,
+        function_sides,
         old_file: old.program.file.clone(),
         new_file: new.program.file.clone(),
         renamed,
@@ -516,6 +538,8 @@ struct Meta {
     lockstep: Vec<Lockstep>,
     pairs: Vec<VarPair>,
     inputs: Vec<Input>,
+    var_sides: Vec<Side>,
+    guard_sides: Vec<Side>,
 }
 
 /// Cells of the alignment table above which the middle of a long edit is left unaligned
@@ -613,6 +637,17 @@ impl<'a> Builder<'a> {
             g.name = format!("{}'", g.name);
             self.guards.push(g);
         }
+        self.meta.var_sides = [
+            (old.func.vars.len(), Side::Old),
+            (new.func.vars.len(), Side::New),
+        ]
+        .iter()
+        .flat_map(|&(n, side)| std::iter::repeat_n(side, n))
+        .collect();
+        self.meta.guard_sides = [(old.guards.len(), Side::Old), (new.guards.len(), Side::New)]
+            .iter()
+            .flat_map(|&(n, side)| std::iter::repeat_n(side, n))
+            .collect();
         let mut params = old.func.params.clone();
         // Parameters correspond by position unless mapped by name.
         let mut param_pairs = vec![];
@@ -768,6 +803,7 @@ impl<'a> Builder<'a> {
             line,
         });
         let copy = VarId::new(self.vars.len() - 1);
+        self.meta.var_sides.push(Side::Glue);
         let equal = match (old, new) {
             (Some(o), Some(n)) => self.same_initial_value(o, n),
             _ => false,
@@ -1130,9 +1166,9 @@ impl<'a> Builder<'a> {
         let k = self.loop_count;
         let line_o = self.old.instrs[ho].line;
         let line_n = self.new.instrs[hn].line;
-        let act_o = self.new_guard(format!("act{k}"), line_o);
-        let act_n = self.new_guard(format!("act{k}'"), line_n);
-        let any = self.new_guard(format!("loop{k}"), line_o);
+        let act_o = self.new_guard(format!("act{k}"), line_o, Side::Old);
+        let act_n = self.new_guard(format!("act{k}'"), line_n, Side::New);
+        let any = self.new_guard(format!("loop{k}"), line_o, Side::Glue);
         let one = Expr::int(1, CType::INT);
         let mo = Origin {
             side: Side::Old,
@@ -1239,12 +1275,13 @@ impl<'a> Builder<'a> {
         self.meta.converge.push(self.instrs.len());
     }
 
-    fn new_guard(&mut self, name: String, line: Line) -> GuardId {
+    fn new_guard(&mut self, name: String, line: Line, side: Side) -> GuardId {
         self.guards.push(GuardInfo {
             name,
             kind: GuardKind::Cond,
             line,
         });
+        self.meta.guard_sides.push(side);
         GuardId::new(self.guards.len() - 1)
     }
 

@@ -175,10 +175,21 @@ pub fn same_value(a: &str, b: &str) -> bool {
         return true;
     }
     if let (Some(x), Some(y)) = (parts(a), parts(b)) {
+        // Fields by name (a struct whose fields were reordered is the same value), elements
+        // of a plain brace list by position.
+        let designated = x.iter().chain(&y).all(|(p, _)| !p.is_empty());
         return x.len() == y.len()
-            && x.iter()
-                .zip(&y)
-                .all(|((p, v), (q, w))| p == q && same_value(v, w));
+            && if designated {
+                x.iter().all(|(p, v)| {
+                    y.iter()
+                        .find(|(q, _)| q == p)
+                        .is_some_and(|(_, w)| same_value(v, w))
+                })
+            } else {
+                x.iter()
+                    .zip(&y)
+                    .all(|((p, v), (q, w))| p == q && same_value(v, w))
+            };
     }
     match (float_lit(a), float_lit(b)) {
         (Some(x), Some(y)) => x == y || (x.is_nan() && y.is_nan()),
@@ -550,4 +561,28 @@ fn search_with(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> Opti
         }
     }
     None
+}
+
+#[cfg(test)]
+mod value_tests {
+    use super::same_value;
+
+    #[test]
+    fn observed_values_compare_as_the_contract_says() {
+        assert!(same_value("0.0", "-0.0"));
+        assert!(same_value("NAN", "NAN"));
+        assert!(same_value("1.5f", "1.5f"));
+        assert!(!same_value("1.0", "2.0"));
+        assert!(!same_value("NAN", "0.0"));
+        assert!(!same_value("1", "2"));
+        // Struct fields by name, whatever their order; a missing field is a difference.
+        assert!(same_value("{.a = 1, .b = 2}", "{.b = 2, .a = 1}"));
+        assert!(!same_value("{.a = 1, .b = 2}", "{.b = 1, .a = 2}"));
+        assert!(!same_value("{.a = 1, .b = 2}", "{.a = 1, .c = 2}"));
+        assert!(same_value("{.x = -0.0, .y = 3}", "{.y = 3, .x = 0.0}"));
+        // Bytes by position; an indeterminate part is no evidence.
+        assert!(same_value("{0x01, 0x02}", "{0x01, 0x02}"));
+        assert!(!same_value("{0x01, 0x02}", "{0x02, 0x01}"));
+        assert!(same_value("{.a = ?, .b = 2}", "{.a = 5, .b = 2}"));
+    }
 }

@@ -377,7 +377,11 @@ fn claim_ty(p: &Program, key: &str) -> Option<Ty> {
 /// values of type `t` (`None`: cannot tell).
 fn claim_differs(t: &Ty, claim: &str, native: &str) -> Option<bool> {
     if t.is_float() {
-        let (c, n) = (oracle::parse_float(claim)?, oracle::parse_float(native)?);
+        let (mut c, mut n) = (oracle::parse_float(claim)?, oracle::parse_float(native)?);
+        if *t == Ty::F32 {
+            // A `float` literal denotes the nearest `float` (`10000001000.0f` is 10000001024).
+            (c, n) = (f64::from(c as f32), f64::from(n as f32));
+        }
         Some(!oracle::float_eq(c, n))
     } else if t.is_int() {
         let (c, n) = (
