@@ -14,7 +14,7 @@ use crate::analysis::{equal_exprs, eval_guard, locs, Analysis, Soft, Sub, Tri};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
-use crate::ir::{Expr, Place};
+use crate::ir::{Expr, Place, Pos};
 use crate::limits::Budget;
 
 /// Sub-states at a diff point beyond which they are joined (Join-Equiv) before Δ is computed.
@@ -380,7 +380,7 @@ fn compare_effect(
         _ => String::new(),
     };
     let guard =
-        |pos: Option<usize>| pos.map_or(Tri::False, |p| eval_guard(&f.instrs[p].guard, &s.ctx));
+        |pos: Option<Pos>| pos.map_or(Tri::False, |p| eval_guard(&f.instr(p).guard, &s.ctx));
     let (go, gn) = (guard(d.old_pos), guard(d.new_pos));
     if go == Tri::False && gn == Tri::False {
         return Ok(());
@@ -403,8 +403,8 @@ fn compare_effect(
             differs.push(format!("{what} may happen in only one version"));
         }
         let (ko, kn) = (
-            &f.instrs[d.old_pos.expect("both")].kind,
-            &f.instrs[d.new_pos.expect("both")].kind,
+            &f.instr(d.old_pos.expect("both")).kind,
+            &f.instr(d.new_pos.expect("both")).kind,
         );
         let (xo, xn) = (effect_exprs(ko), effect_exprs(kn));
         if xo.len() != xn.len() {

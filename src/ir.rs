@@ -4,10 +4,18 @@
 //! *structured* body ([`Stmt`] trees whose expressions are side-effect free and fully typed); the
 //! `gcl` stage flattens that body into guarded instructions ([`crate::gcl`]); the interpreter,
 //! the correlator and the analysis all read these types. Indices are newtypes (`VarId`,
-//! `GuardId`, `Label`, `StructId`, `GlobalId`, `StrId`) into per-function or per-program tables,
-//! in the style of an entity-indexed compiler IR.
+//! `GuardId`, `Label`, `StructId`, `GlobalId`, `StrId`, `Pos`, `FuncId`) into per-function or
+//! per-program tables, in the style of an entity-indexed compiler IR; [`IdVec`] is a table
+//! indexed by one of them.
 
 use std::fmt;
+use std::marker::PhantomData;
+
+/// A typed index into a table.
+pub trait Idx: Copy {
+    fn index(self) -> usize;
+    fn new(i: usize) -> Self;
+}
 
 macro_rules! entity {
     ($(#[$m:meta])* $name:ident) => {
@@ -22,7 +30,129 @@ macro_rules! entity {
                 $name(i as u32)
             }
         }
+        impl Idx for $name {
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+            fn new(i: usize) -> Self {
+                $name(i as u32)
+            }
+        }
     };
+}
+
+entity!(
+    /// A position in a GCL function's instruction list: the point before instruction `i`;
+    /// the position equal to the list's length is the exit.
+    Pos
+);
+entity!(
+    /// A function of a GCL program (an index into its function list).
+    FuncId
+);
+
+impl Pos {
+    /// The next position.
+    pub fn next(self) -> Pos {
+        Pos(self.0 + 1)
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A table indexed by a typed index `I` (cranelift's `PrimaryMap`/`SecondaryMap`).
+#[derive(Clone, PartialEq)]
+pub struct IdVec<I, T> {
+    items: Vec<T>,
+    _index: PhantomData<I>,
+}
+
+impl<I, T: fmt::Debug> fmt::Debug for IdVec<I, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.items.fmt(f)
+    }
+}
+
+impl<I, T> Default for IdVec<I, T> {
+    fn default() -> Self {
+        IdVec {
+            items: vec![],
+            _index: PhantomData,
+        }
+    }
+}
+
+impl<I: Idx, T> IdVec<I, T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn from_vec(items: Vec<T>) -> Self {
+        IdVec {
+            items,
+            _index: PhantomData,
+        }
+    }
+    /// `n` copies of `v`.
+    pub fn filled(n: usize, v: T) -> Self
+    where
+        T: Clone,
+    {
+        Self::from_vec(vec![v; n])
+    }
+    /// Append `v`; gives its index.
+    pub fn push(&mut self, v: T) -> I {
+        self.items.push(v);
+        I::new(self.items.len() - 1)
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    pub fn get(&self, i: I) -> Option<&T> {
+        self.items.get(i.index())
+    }
+    pub fn get_mut(&mut self, i: I) -> Option<&mut T> {
+        self.items.get_mut(i.index())
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+    /// Entries with their indices.
+    pub fn iter_enumerated(&self) -> impl Iterator<Item = (I, &T)> {
+        self.items.iter().enumerate().map(|(k, v)| (I::new(k), v))
+    }
+    /// Every index, in order.
+    pub fn keys(&self) -> impl Iterator<Item = I> {
+        (0..self.items.len()).map(I::new)
+    }
+    pub fn as_slice(&self) -> &[T] {
+        &self.items
+    }
+}
+
+impl<I: Idx, T> std::ops::Index<I> for IdVec<I, T> {
+    type Output = T;
+    fn index(&self, i: I) -> &T {
+        &self.items[i.index()]
+    }
+}
+
+impl<I: Idx, T> std::ops::IndexMut<I> for IdVec<I, T> {
+    fn index_mut(&mut self, i: I) -> &mut T {
+        &mut self.items[i.index()]
+    }
+}
+
+impl<I: Idx, T> FromIterator<T> for IdVec<I, T> {
+    fn from_iter<It: IntoIterator<Item = T>>(it: It) -> Self {
+        Self::from_vec(it.into_iter().collect())
+    }
 }
 
 entity!(

@@ -24,7 +24,7 @@ use crate::correlate::{Correlated, Side};
 use crate::diag::Result;
 use crate::gcl::loops::{loop_terminates, terminating_functions};
 use crate::gcl::InstrKind;
-use crate::ir::Callee;
+use crate::ir::{Callee, Pos};
 use crate::limits::Budget;
 
 /// Whether the versions provably terminate on the same inputs.
@@ -61,14 +61,14 @@ pub fn check(
             continue;
         }
         if let Err(why) = loop_terminates(f, &c.cfg, head, back, wrap) {
-            let side = match c.origins.get(back).map(|o| o.side) {
-                Some(Side::Old) => "old",
-                Some(Side::New) => "new",
-                _ => "product",
+            let side = match c.origin(back).side {
+                Side::Old => "old",
+                Side::New => "new",
+                Side::Glue => "product",
             };
             note(format!(
                 "the loop at {side} line {} may not terminate: {why}",
-                f.instrs[back].line
+                f.instr(back).line
             ));
         }
     }
@@ -81,14 +81,15 @@ pub fn check(
     let terminating = terminating_functions(&c.program, wrap);
     let calls = crate::changes::CallGraph::new(&c.program);
     let mut skip_next = false;
-    for (p, ins) in f.instrs.iter().enumerate() {
+    for (k, ins) in f.instrs.iter().enumerate() {
+        let p = Pos::new(k);
         if std::mem::take(&mut skip_next) {
             continue;
         }
         let InstrKind::Call { callee, .. } = &ins.kind else {
             continue;
         };
-        let side = c.origins.get(p).map_or(Side::Glue, |o| o.side);
+        let side = c.origin(p).side;
         match callee {
             Callee::Direct(n) if !defined.contains(n.as_str()) => {}
             Callee::Direct(n) if terminating.contains(n) => {}
@@ -130,7 +131,7 @@ pub fn check(
 /// Whether in every sub-state before `test` both activity guards are known and equal.
 fn agree(
     a: &Analysis,
-    test: usize,
+    test: Pos,
     act_old: crate::ir::GuardId,
     act_new: crate::ir::GuardId,
     b: &Budget,
@@ -175,16 +176,14 @@ fn alone_ok(c: &Correlated, l: &crate::correlate::Lockstep, wrap: bool) -> bool 
 fn matched_call_pair(
     c: &Correlated,
     a: &Analysis,
-    p: usize,
+    p: Pos,
     name: &str,
     changed: &BTreeSet<String>,
     b: &Budget,
 ) -> Result<bool> {
     use crate::analysis::Soft;
     let f = c.product();
-    let (Some(o), Some(n)) = (c.origins.get(p), c.origins.get(p + 1)) else {
-        return Ok(false);
-    };
+    let (o, n) = (c.origin(p), c.origin(p.next()));
     if !(o.side == Side::Old && n.side == Side::New && o.matched && n.matched) {
         return Ok(false);
     }
@@ -199,7 +198,7 @@ fn matched_call_pair(
             args: na,
             ..
         },
-    ) = (&f.instrs[p].kind, &f.instrs[p + 1].kind)
+    ) = (&f.instr(p).kind, &f.instr(p.next()).kind)
     else {
         return Ok(false);
     };
@@ -213,8 +212,8 @@ fn matched_call_pair(
         if s.data.s_is_bottom(b)? {
             continue;
         }
-        let go = eval_guard(&f.instrs[p].guard, &s.ctx);
-        let gn = eval_guard(&f.instrs[p + 1].guard, &s.ctx);
+        let go = eval_guard(&f.instr(p).guard, &s.ctx);
+        let gn = eval_guard(&f.instr(p.next()).guard, &s.ctx);
         match (go, gn) {
             (Tri::False, Tri::False) => continue,
             (Tri::True, Tri::True) => {}

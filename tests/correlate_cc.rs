@@ -42,6 +42,7 @@ use dizy::correlate::{Correlated, DiffKind, Side};
 use dizy::gcl::{instr_text, GclProgram};
 use dizy::interp::RunError;
 use dizy::ir::CType;
+use dizy::ir::Pos;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -537,14 +538,14 @@ fn product_contains_each_version_once_in_order() {
             }
         }
         for d in &c.diff_points {
-            if d.pos > n {
+            if d.pos.index() > n {
                 failures.push(format!("{name}: diff point {} at {} > {n}", d.label, d.pos));
             }
         }
         if !c
             .diff_points
             .iter()
-            .any(|d| d.kind == DiffKind::Exit && d.pos == n)
+            .any(|d| d.kind == DiffKind::Exit && d.pos.index() == n)
         {
             failures.push(format!("{name}: no exit diff point at the end"));
         }
@@ -564,7 +565,7 @@ fn unmatched(name: &str, c: &Correlated) -> Vec<String> {
     let n = c.product().instrs.len();
     let mut pos = 0;
     while pos < n {
-        let o = c.origins[pos];
+        let o = c.origin(Pos::new(pos));
         if o.side == Side::Glue {
             pos += 1;
             continue;
@@ -578,7 +579,7 @@ fn unmatched(name: &str, c: &Correlated) -> Vec<String> {
             pos += 1;
             continue;
         }
-        let twin = c.origins.get(pos + 1).copied();
+        let twin = c.origins.get(Pos::new(pos + 1)).copied();
         match twin {
             Some(t)
                 if o.side == Side::Old && t.side == Side::New && t.matched && t.src == o.src => {}
@@ -595,10 +596,13 @@ fn unmatched(name: &str, c: &Correlated) -> Vec<String> {
         if o.src.is_some() {
             // A converge point after the pair, possibly after loop-control glue.
             let mut q = pos + 2;
-            while !c.converge.contains(&q) && q < n && c.origins[q].side == Side::Glue {
+            while !c.converge.contains(&Pos::new(q))
+                && q < n
+                && c.origin(Pos::new(q)).side == Side::Glue
+            {
                 q += 1;
             }
-            if !c.converge.contains(&q) {
+            if !c.converge.contains(&Pos::new(q)) {
                 failures.push(format!(
                     "{name}: no converge point after the matched pair at {pos} `{}` / `{}`",
                     text_at(c, pos),
@@ -685,7 +689,7 @@ fn sign_pair_interleaves_as_in_the_paper() {
     let texts: Vec<String> = (0..n).map(|p| text_at(&c, p)).collect();
     let find = |t: &str, side: Side| -> usize {
         (0..n)
-            .find(|&p| texts[p] == t && c.origins[p].side == side)
+            .find(|&p| texts[p] == t && c.origin(Pos::new(p)).side == side)
             .unwrap_or_else(|| panic!("no {side:?} `{t}` in\n{}", listing(&c)))
     };
     let g1 = find("g1 := x < 0", Side::Old);
@@ -695,21 +699,21 @@ fn sign_pair_interleaves_as_in_the_paper() {
         "twin not adjacent:\n{}",
         listing(&c)
     );
-    assert!(c.origins[g1].matched && c.origins[g1 + 1].matched);
-    assert_eq!(c.origins[g1 + 1].side, Side::New);
+    assert!(c.origin(Pos::new(g1)).matched && c.origin(Pos::new(g1 + 1)).matched);
+    assert_eq!(c.origin(Pos::new(g1 + 1)).side, Side::New);
     assert!(
-        c.converge.contains(&(g1 + 2)),
+        c.converge.contains(&Pos::new(g1 + 2)),
         "no converge after g1:\n{}",
         listing(&c)
     );
 
     let sgn1 = find("sgn := 1", Side::Old);
     assert_eq!(texts[sgn1 + 1], "sgn' := 1", "{}", listing(&c));
-    assert!(c.origins[sgn1].matched && c.origins[sgn1 + 1].matched);
+    assert!(c.origin(Pos::new(sgn1)).matched && c.origin(Pos::new(sgn1 + 1)).matched);
 
     let g2 = find("g2' := x' == 0", Side::New);
     assert!(
-        !c.origins[g2].matched,
+        !c.origin(Pos::new(g2)).matched,
         "the new test is matched:\n{}",
         listing(&c)
     );
@@ -719,7 +723,7 @@ fn sign_pair_interleaves_as_in_the_paper() {
         listing(&c)
     );
     let sgn0 = find("sgn' := 0", Side::New);
-    assert!(!c.origins[sgn0].matched);
+    assert!(!c.origin(Pos::new(sgn0)).matched);
     assert!(sgn0 > g2);
 
     let rv = find("retval := sgn", Side::Old);
@@ -729,14 +733,14 @@ fn sign_pair_interleaves_as_in_the_paper() {
         listing(&c)
     );
     assert_eq!(texts[rv + 1], "retval' := sgn'", "{}", listing(&c));
-    assert!(c.origins[rv].matched && c.origins[rv + 1].matched);
+    assert!(c.origin(Pos::new(rv)).matched && c.origin(Pos::new(rv + 1)).matched);
 
     let ret = c
         .diff_points
         .iter()
         .find(|d| d.kind == DiffKind::Return)
         .unwrap_or_else(|| panic!("no return diff point:\n{}", listing(&c)));
-    assert!(ret.pos > rv + 1, "{}", listing(&c));
+    assert!(ret.pos.index() > rv + 1, "{}", listing(&c));
     let retval = c.old_retval.expect("sign returns a value");
     assert!(
         ret.pairs.iter().any(|&k| c.pairs[k].old == retval),
@@ -754,7 +758,7 @@ fn buffer_example_changed_clamps_are_adjacent() {
     let texts: Vec<String> = (0..n).map(|p| text_at(&c, p)).collect();
     let find = |t: &str, side: Side| -> usize {
         (0..n)
-            .find(|&p| texts[p] == t && c.origins[p].side == side)
+            .find(|&p| texts[p] == t && c.origin(Pos::new(p)).side == side)
             .unwrap_or_else(|| panic!("no {side:?} `{t}` in\n{}", listing(&c)))
     };
     let old = find("n := 41", Side::Old);
@@ -765,11 +769,11 @@ fn buffer_example_changed_clamps_are_adjacent() {
         "changed assignments not adjacent:\n{}",
         listing(&c)
     );
-    assert!(!c.origins[old].matched && !c.origins[new].matched);
+    assert!(!c.origin(Pos::new(old)).matched && !c.origin(Pos::new(new)).matched);
     let inc = find("i := i + 1", Side::Old);
     assert_eq!(texts[inc + 1], "i' := i' + 1", "{}", listing(&c));
     assert!(
-        c.origins[inc].matched,
+        c.origin(Pos::new(inc)).matched,
         "loop bodies not matched:\n{}",
         listing(&c)
     );

@@ -88,6 +88,7 @@ pub fn dead_at_heads(f: &GclFunction, cfg: &Cfg, pinned: &HashSet<VarId>) -> Has
     let info: Vec<_> = f.instrs.iter().map(|i| uses(&i.kind, &i.guard)).collect();
     let mut out = HashMap::new();
     for (h, back) in cfg.loops() {
+        let (h, back) = (h.index(), back.index());
         // Read outside the region (before it: only through a jump back in, which the region
         // structure excludes for clean loops; after it: a later use).
         let mut read_outside_v: HashSet<VarId> = HashSet::new();
@@ -99,9 +100,10 @@ pub fn dead_at_heads(f: &GclFunction, cfg: &Cfg, pinned: &HashSet<VarId>) -> Has
             }
         }
         // Jumps into the region other than at its head make the analysis unsafe: skip.
-        let entered_elsewhere = cfg
-            .jumps()
-            .any(|(p, t, _)| t > h && t <= back && !(h..=back).contains(&p));
+        let entered_elsewhere = cfg.jumps().any(|(p, t, _)| {
+            let (p, t) = (p.index(), t.index());
+            t > h && t <= back && !(h..=back).contains(&p)
+        });
         if entered_elsewhere || back >= n {
             continue;
         }
@@ -158,7 +160,11 @@ pub fn dying(
     pinned: &HashSet<VarId>,
 ) -> (Vec<Vec<VarId>>, Vec<Vec<GuardId>>) {
     let n = f.instrs.len();
-    let regions: Vec<(usize, usize)> = cfg.back_edges().iter().map(|&(j, t)| (t, j)).collect();
+    let regions: Vec<(usize, usize)> = cfg
+        .back_edges()
+        .iter()
+        .map(|&(j, t)| (t.index(), j.index()))
+        .collect();
     let extend = |r: usize| -> usize {
         let mut end = r;
         // Loops may nest: extend until stable.

@@ -31,7 +31,7 @@ use dizy_domains::{AnyDomain, ConstraintKind, Dim, DomainKind, LinConstraint, Li
 use crate::correlate::{Correlated, Side, PURE_FUNCTIONS};
 use crate::diag::{Error, Result, Stop};
 use crate::gcl::{GclFunction, Guard, InstrKind};
-use crate::ir::{CType, Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
+use crate::ir::{CType, Callee, Expr, ExprKind, GuardId, IdVec, Place, Pos, VarId, VarKind};
 use crate::limits::Budget;
 
 /// Guard valuation of a sub-state (absent = unknown).
@@ -113,11 +113,11 @@ pub struct Stats {
     pub forced_canonizations: usize,
 }
 
-/// The fixpoint: the state before every product position (`states[len]` is the exit).
+/// The fixpoint: the state before every product position (the last is the exit's).
 pub struct Analysis {
     pub dims: Dims,
     pub semantics: Semantics,
-    pub states: Vec<Option<State>>,
+    pub states: IdVec<Pos, Option<State>>,
     /// Corresponding pairs as dimension pairs (both tracked).
     pub dim_pairs: Vec<(Dim, Dim)>,
     pub stats: Stats,
@@ -172,7 +172,7 @@ pub fn analyze(c: &Correlated, opts: &Options, budget: &Budget) -> Result<Analys
     Ok(Analysis {
         semantics: a.semantics(),
         dims: a.dims,
-        states: a.states,
+        states: IdVec::from_vec(a.states),
         dim_pairs: a.dim_pairs,
         stats: a.stats,
         notes: a.notes,
@@ -227,16 +227,19 @@ impl<'a> Analyzer<'a> {
         let copies: Vec<VarId> = c.inputs.iter().map(|i| i.copy).collect();
         let dims = Dims::new(&f.func, &c.program.program.structs, &copies);
         let dim_pairs = dim_pairs(c, &dims);
-        let mut canon_points: HashSet<usize> = c.diff_points.iter().map(|d| d.pos).collect();
+        let mut canon_points: HashSet<usize> =
+            c.diff_points.iter().map(|d| d.pos.index()).collect();
         match opts.canon_point {
             CanonPoint::Diff => {}
-            CanonPoint::Converge => canon_points.extend(c.converge.iter().copied()),
+            CanonPoint::Converge => canon_points.extend(c.converge.iter().map(|p| p.index())),
             CanonPoint::Join => canon_points.extend(0..=n),
         }
-        let targets: HashSet<usize> = (0..=n).filter(|&p| c.cfg.preds(p).len() > 1).collect();
+        let targets: HashSet<usize> = (0..=n)
+            .filter(|&p| c.cfg.preds(Pos::new(p)).len() > 1)
+            .collect();
         let mut pairs_at = HashSet::new();
         for k in 0..n.saturating_sub(1) {
-            let (a, b) = (c.origins[k], c.origins[k + 1]);
+            let (a, b) = (c.origin(Pos::new(k)), c.origin(Pos::new(k + 1)));
             if a.side == Side::Old
                 && b.side == Side::New
                 && a.matched
@@ -323,7 +326,7 @@ impl<'a> Analyzer<'a> {
             contrib: HashMap::new(),
             head_iters: HashMap::new(),
             canon_points,
-            diff_at: c.diff_points.iter().map(|d| d.pos).collect(),
+            diff_at: c.diff_points.iter().map(|d| d.pos.index()).collect(),
             pairs_at,
             clobber_old,
             clobber_new,
@@ -523,15 +526,15 @@ impl<'a> Analyzer<'a> {
                 }
             }
         }
-        let n_preds = self.c.cfg.preds(to).len();
-        let head = self.c.cfg.is_loop_head(to);
+        let n_preds = self.c.cfg.preds(Pos::new(to)).len();
+        let head = self.c.cfg.is_loop_head(Pos::new(to));
         if n_preds <= 1 && !head {
             self.states[to] = Some(s);
             return Ok(true);
         }
         self.contrib.insert((from, to), s);
         let mut union: State = vec![];
-        for &p in self.c.cfg.preds(to) {
+        for p in self.c.cfg.preds(Pos::new(to)).iter().map(|p| p.index()) {
             if let Some(c) = self.contrib.get(&(p, to)) {
                 union.extend(c.iter().cloned());
             }
@@ -598,14 +601,14 @@ impl<'a> Analyzer<'a> {
     // ------------------------------------------------------------------ transformers
 
     fn side_of_pos(&self, p: usize) -> Side {
-        self.c.origins[p].side
+        self.c.origin(Pos::new(p)).side
     }
 
     /// Fallthrough state and, for a jump, the target and the state taking it.
     #[allow(clippy::type_complexity)]
     fn transfer(&mut self, p: usize, state: &State) -> Result<(State, Option<(usize, State)>)> {
         let ins = &self.f.instrs[p];
-        if let Some(t) = self.c.cfg.target(p) {
+        if let Some(t) = self.c.cfg.target(Pos::new(p)).map(|t| t.index()) {
             let mut taken = vec![];
             let mut fall = vec![];
             for s in state {

@@ -167,7 +167,7 @@ struct Checked {
 fn check(c: &Correlated, opts: &Options, inputs: &[Vec<Value>], perturb: bool) -> Checked {
     let a = analyze(c, opts, &crate::limits::Budget::unlimited()).expect("analysis");
     let f = c.product();
-    let exit = a.states[f.instrs.len()].clone();
+    let exit = a.states[crate::ir::Pos::new(f.instrs.len())].clone();
     let vars: Vec<crate::ir::VarId> = (0..f.func.vars.len()).map(crate::ir::VarId::new).collect();
     let mut out = Checked {
         runs: 0,
@@ -270,7 +270,9 @@ fn assignments() {
     check_all_domains(&c, 200, 100, true);
     // Exact linear relations: retval = 6·y₀ + 1 and retval' = retval + 1, nothing else.
     let a = analyze(&c, &Options::default(), &crate::limits::Budget::unlimited()).unwrap();
-    let exit = a.states[c.product().instrs.len()].clone().unwrap();
+    let exit = a.states[crate::ir::Pos::new(c.product().instrs.len())]
+        .clone()
+        .unwrap();
     let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
     let (y0, r, r2) = (dim("y₀"), dim("retval"), dim("retval'"));
     assert!(contains(&exit, &[(y0, 2), (r, 13), (r2, 14)]));
@@ -467,7 +469,9 @@ fn checker_rejects_points_outside() {
         "k",
     );
     let a = analyze(&c, &Options::default(), &crate::limits::Budget::unlimited()).unwrap();
-    let exit = a.states[c.product().instrs.len()].clone().unwrap();
+    let exit = a.states[crate::ir::Pos::new(c.product().instrs.len())]
+        .clone()
+        .unwrap();
     let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
     let (x0, r, r2) = (dim("x₀"), dim("retval"), dim("retval'"));
     assert!(contains(&exit, &[(x0, 5), (r, 1), (r2, 1)]));

@@ -33,8 +33,8 @@ use crate::diag::{Error, Result};
 use crate::gcl::{GclFunction, GclProgram, Guard, GuardInfo, GuardKind, Instr, InstrKind, Lit};
 use crate::interp::{self, RunError};
 use crate::ir::{
-    CType, Callee, Expr, ExprKind, GuardId, Label, Line, LogicOp, Place, UnOp, VarId, VarInfo,
-    VarKind,
+    CType, Callee, Expr, ExprKind, FuncId, GuardId, IdVec, Label, Line, LogicOp, Place, Pos, UnOp,
+    VarId, VarInfo, VarKind,
 };
 use remap::Remap;
 use structure::Item;
@@ -126,8 +126,8 @@ pub enum DiffKind {
 
 #[derive(Clone, Debug)]
 pub struct DiffPoint {
-    /// Product position: the state *before* instruction `pos` (== len for the exit).
-    pub pos: usize,
+    /// Product position: the state *before* instruction `pos` (the exit for the exit).
+    pub pos: Pos,
     pub kind: DiffKind,
     pub old_line: u32,
     pub new_line: u32,
@@ -137,8 +137,8 @@ pub struct DiffPoint {
     pub pairs: Vec<usize>,
     /// For output and effect points: the product positions of the old and new instruction
     /// (one missing when only one version has the effect here).
-    pub old_pos: Option<usize>,
-    pub new_pos: Option<usize>,
+    pub old_pos: Option<Pos>,
+    pub new_pos: Option<Pos>,
     /// For a call: a function of the file it may reach whose behaviour differs between the
     /// versions (then equal arguments do not make the effect equal).
     pub changed_callee: Option<String>,
@@ -150,16 +150,16 @@ pub struct DiffPoint {
 pub struct Lockstep {
     /// Position of `loop := act || act'`, where both activity guards are final for the
     /// iteration.
-    pub test: usize,
+    pub test: Pos,
     /// Position of the shared backward jump.
-    pub back: usize,
+    pub back: Pos,
     pub act_old: GuardId,
     pub act_new: GuardId,
     pub old_line: u32,
     pub new_line: u32,
     /// Each version's own backward jump (index in its GCL function).
-    pub old_back: usize,
-    pub new_back: usize,
+    pub old_back: Pos,
+    pub new_back: Pos,
 }
 
 /// Corresponding variables of the two versions.
@@ -185,12 +185,13 @@ pub struct Input {
 pub struct Correlated {
     /// Old program, new program (tagged) and the product function, merged.
     pub program: GclProgram,
-    /// Index of the product function in `program.functions`.
-    pub func: usize,
+    /// The product function in `program.functions`.
+    pub func: FuncId,
     pub name: String,
-    pub origins: Vec<Origin>,
+    /// Where each instruction of the product comes from.
+    pub origins: IdVec<Pos, Origin>,
     /// Product positions right after a matched pair.
-    pub converge: Vec<usize>,
+    pub converge: Vec<Pos>,
     pub diff_points: Vec<DiffPoint>,
     /// Matched loops run in lockstep, by their shared back jump.
     pub lockstep: Vec<Lockstep>,
@@ -217,7 +218,16 @@ pub struct Correlated {
 
 impl Correlated {
     pub fn product(&self) -> &GclFunction {
-        &self.program.functions[self.func]
+        &self.program.functions[self.func.index()]
+    }
+
+    /// Where the instruction at `p` comes from (glue for the exit).
+    pub fn origin(&self, p: Pos) -> Origin {
+        self.origins.get(p).copied().unwrap_or(Origin {
+            side: Side::Glue,
+            src: None,
+            matched: false,
+        })
     }
 
     /// The inferred renames as `old → new, …`; `None` when there are none.
@@ -308,13 +318,13 @@ pub fn correlate(
     function_sides.resize(program.functions.len(), Side::New);
     function_sides.push(Side::Glue);
     program.functions.push(pf);
-    let func = program.functions.len() - 1;
+    let func = FuncId::new(program.functions.len() - 1);
     Ok(Correlated {
         program,
         func,
         name: function.to_string(),
-        origins: meta.origins,
-        converge: meta.converge,
+        origins: IdVec::from_vec(meta.origins),
+        converge: meta.converge.into_iter().map(Pos::new).collect(),
         diff_points: meta.diff_points,
         lockstep: meta.lockstep,
         cfg,
@@ -504,9 +514,9 @@ pub fn run(
     let mut results = vec![];
     for (rv, flag) in [(c.old_retval, c.old_ret), (c.new_retval, c.new_ret)] {
         let mut prog = c.program.clone();
-        prog.functions[c.func].retval = rv;
-        prog.functions[c.func].ret_flag = flag;
-        prog.functions[c.func].func.ret = match rv {
+        prog.functions[c.func.index()].retval = rv;
+        prog.functions[c.func.index()].ret_flag = flag;
+        prog.functions[c.func.index()].func.ret = match rv {
             Some(v) => f.func.var(v).ty.clone(),
             None => CType::Void,
         };
@@ -733,7 +743,7 @@ impl<'a> Builder<'a> {
         }
         let exit_pairs = self.exit_pairs();
         self.meta.diff_points.push(DiffPoint {
-            pos: end,
+            pos: Pos::new(end),
             kind: DiffKind::Exit,
             old_line: old.func.end_line.0,
             new_line: new.func.end_line.0,
@@ -964,14 +974,14 @@ impl<'a> Builder<'a> {
                     _ => (0, line, format!("{name}@-/{line}"), None, Some(pos)),
                 };
                 self.meta.diff_points.push(DiffPoint {
-                    pos,
+                    pos: Pos::new(pos),
                     kind,
                     old_line,
                     new_line,
                     label,
                     pairs: vec![],
-                    old_pos,
-                    new_pos,
+                    old_pos: old_pos.map(Pos::new),
+                    new_pos: new_pos.map(Pos::new),
                     changed_callee: None,
                 });
             }
@@ -1028,14 +1038,14 @@ impl<'a> Builder<'a> {
                 .changed_target(Side::Old, i)
                 .or_else(|| self.changed_target(Side::New, j));
             self.meta.diff_points.push(DiffPoint {
-                pos,
+                pos: Pos::new(pos),
                 kind,
                 old_line: oi.line.0,
                 new_line: ni.line.0,
                 label: format!("{name}@{}/{}", oi.line.0, ni.line.0),
                 pairs,
-                old_pos: eo.map(|_| pos),
-                new_pos: en.map(|_| pos + 1),
+                old_pos: eo.map(|_| Pos::new(pos)),
+                new_pos: en.map(|_| Pos::new(pos + 1)),
                 changed_callee,
             });
         }
@@ -1058,7 +1068,7 @@ impl<'a> Builder<'a> {
                 }
             }
             self.meta.diff_points.push(DiffPoint {
-                pos: self.instrs.len(),
+                pos: Pos::new(self.instrs.len()),
                 kind: DiffKind::Return,
                 old_line: ol,
                 new_line: nl,
@@ -1254,14 +1264,14 @@ impl<'a> Builder<'a> {
             glue,
         );
         self.meta.lockstep.push(Lockstep {
-            test,
-            back: test + 1,
+            test: Pos::new(test),
+            back: Pos::new(test + 1),
             act_old: act_o,
             act_new: act_n,
             old_line: line_o.0,
             new_line: line_n.0,
-            old_back: bo,
-            new_back: bn,
+            old_back: Pos::new(bo),
+            new_back: Pos::new(bn),
         });
         self.push(
             Guard(vec![Lit {

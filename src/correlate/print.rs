@@ -8,9 +8,10 @@ use serde_json::{json, Value as Json};
 
 use super::{Correlated, DiffKind, Side};
 use crate::gcl::{guard_text, instr_text};
+use crate::ir::Pos;
 
 fn marker(c: &Correlated, i: usize) -> char {
-    let o = c.origins[i];
+    let o = c.origin(Pos::new(i));
     match (o.side, o.matched) {
         (Side::Glue, _) => '*',
         (_, true) => '=',
@@ -53,7 +54,7 @@ pub fn print_correlated(c: &Correlated) -> String {
         })
         .collect();
     for pos in 0..=n {
-        for d in c.diff_points.iter().filter(|d| d.pos == pos) {
+        for d in c.diff_points.iter().filter(|d| d.pos.index() == pos) {
             let names: Vec<String> = d
                 .pairs
                 .iter()
@@ -84,7 +85,7 @@ pub fn print_correlated(c: &Correlated) -> String {
             guard,
             instr_text(f, prog, &ins.kind)
         ));
-        if c.converge.contains(&(pos + 1)) && c.origins[pos].matched {
+        if c.converge.contains(&Pos::new(pos + 1)) && c.origin(Pos::new(pos)).matched {
             out.push_str("   ── converge\n");
         }
     }
@@ -99,7 +100,7 @@ pub fn to_json(c: &Correlated) -> Json {
         .iter()
         .enumerate()
         .map(|(i, ins)| {
-            let o = c.origins[i];
+            let o = c.origin(Pos::new(i));
             json!({
                 "index": i,
                 "side": match o.side { Side::Old => "old", Side::New => "new", Side::Glue => "glue" },
@@ -118,7 +119,7 @@ pub fn to_json(c: &Correlated) -> Json {
         .map(|d| {
             json!({
                 "label": d.label,
-                "position": d.pos,
+                "position": d.pos.index(),
                 "kind": match &d.kind { DiffKind::Return => "return".to_string(), DiffKind::Output(n) => format!("output:{n}"), DiffKind::Effect(n) => format!("effect:{n}"), DiffKind::Exit => "exit".to_string() },
                 "old_line": d.old_line,
                 "new_line": d.new_line,
@@ -132,7 +133,7 @@ pub fn to_json(c: &Correlated) -> Json {
         "new": c.new_file,
         "function": c.name,
         "instructions": instrs,
-        "converge_points": c.converge,
+        "converge_points": c.converge.iter().map(|p| p.index()).collect::<Vec<_>>(),
         "diff_points": dps,
         "renamed": c.renamed.iter().map(|(o, n)| json!([o, n])).collect::<Vec<_>>(),
         "inputs": c.inputs.iter().map(|i| json!({

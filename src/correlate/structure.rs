@@ -50,7 +50,10 @@ impl Span {
 pub fn items(f: &GclFunction) -> Vec<Item> {
     let n = f.instrs.len();
     let mut incoming = vec![0usize; f.labels.len()];
-    let gotos: Vec<(usize, usize, usize)> = crate::gcl::Cfg::new(f).jumps().collect();
+    let gotos: Vec<(usize, usize, usize)> = crate::gcl::Cfg::new(f)
+        .jumps()
+        .map(|(j, t, l)| (j.index(), t.index(), l.index()))
+        .collect();
     for &(_, _, l) in &gotos {
         incoming[l] += 1;
     }

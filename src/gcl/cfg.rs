@@ -10,21 +10,22 @@
 use std::collections::BTreeMap;
 
 use super::{GclFunction, InstrKind};
+use crate::ir::{IdVec, Label, Pos};
 
 #[derive(Clone, Debug, Default)]
 pub struct Cfg {
     /// Number of instructions (positions `0..len`; `len` is the exit).
     len: usize,
-    /// Target position of each instruction that is a `goto`, and its label index.
-    target: Vec<Option<(usize, usize)>>,
+    /// Target position of each instruction that is a `goto`, and its label.
+    target: IdVec<Pos, Option<(Pos, Label)>>,
     /// Positions from which each position `0..=len` is entered.
-    preds: Vec<Vec<usize>>,
+    preds: IdVec<Pos, Vec<Pos>>,
     /// Backward jumps `(jump, head)` in order of the jump.
-    back: Vec<(usize, usize)>,
+    back: Vec<(Pos, Pos)>,
     /// Per loop head, the last backward jump to it.
-    regions: BTreeMap<usize, usize>,
+    regions: BTreeMap<Pos, Pos>,
     /// Whether a position lies between a loop head and a backward jump to it.
-    in_loop: Vec<bool>,
+    in_loop: IdVec<Pos, bool>,
 }
 
 impl Cfg {
@@ -32,24 +33,25 @@ impl Cfg {
         let n = f.instrs.len();
         let mut cfg = Cfg {
             len: n,
-            target: vec![None; n],
-            preds: vec![vec![]; n + 1],
+            target: IdVec::filled(n, None),
+            preds: IdVec::filled(n + 1, vec![]),
             back: vec![],
             regions: BTreeMap::new(),
-            in_loop: vec![false; n],
+            in_loop: IdVec::filled(n, false),
         };
-        for (i, ins) in f.instrs.iter().enumerate() {
-            cfg.preds[i + 1].push(i);
+        for (k, ins) in f.instrs.iter().enumerate() {
+            let i = Pos::new(k);
+            cfg.preds[i.next()].push(i);
             if let InstrKind::Goto(l) = ins.kind {
-                let t = f.labels.get(l.index()).copied().unwrap_or(n).min(n);
-                cfg.target[i] = Some((t, l.index()));
+                let t = Pos::new(f.labels.get(l.index()).copied().unwrap_or(n).min(n));
+                cfg.target[i] = Some((t, l));
                 cfg.preds[t].push(i);
                 if t <= i {
                     cfg.back.push((i, t));
                     let e = cfg.regions.entry(t).or_insert(i);
                     *e = (*e).max(i);
-                    for x in &mut cfg.in_loop[t..=i] {
-                        *x = true;
+                    for x in t.index()..=k {
+                        cfg.in_loop[Pos::new(x)] = true;
                     }
                 }
             }
@@ -66,41 +68,45 @@ impl Cfg {
         self.len == 0
     }
 
-    /// Where instruction `i` jumps when it is a `goto` (position; `len` for the exit).
-    pub fn target(&self, i: usize) -> Option<usize> {
+    /// The exit position.
+    pub fn exit(&self) -> Pos {
+        Pos::new(self.len)
+    }
+
+    /// Where instruction `i` jumps when it is a `goto` (`exit()` for the end).
+    pub fn target(&self, i: Pos) -> Option<Pos> {
         self.target.get(i).copied().flatten().map(|t| t.0)
     }
 
-    /// Every `goto`: `(position, target position, label index)`.
-    pub fn jumps(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    /// Every `goto`: `(position, target position, label)`.
+    pub fn jumps(&self) -> impl Iterator<Item = (Pos, Pos, Label)> + '_ {
         self.target
-            .iter()
-            .enumerate()
+            .iter_enumerated()
             .filter_map(|(i, t)| t.map(|(t, l)| (i, t, l)))
     }
 
-    /// Positions from which position `p` (`0..=len`) is entered.
-    pub fn preds(&self, p: usize) -> &[usize] {
+    /// Positions from which position `p` (up to the exit) is entered.
+    pub fn preds(&self, p: Pos) -> &[Pos] {
         self.preds.get(p).map_or(&[], Vec::as_slice)
     }
 
     /// Backward jumps `(jump, head)`.
-    pub fn back_edges(&self) -> &[(usize, usize)] {
+    pub fn back_edges(&self) -> &[(Pos, Pos)] {
         &self.back
     }
 
     /// Whether position `p` is the target of a backward jump.
-    pub fn is_loop_head(&self, p: usize) -> bool {
+    pub fn is_loop_head(&self, p: Pos) -> bool {
         self.regions.contains_key(&p)
     }
 
     /// Loop regions: each head with the last backward jump to it.
-    pub fn loops(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+    pub fn loops(&self) -> impl Iterator<Item = (Pos, Pos)> + '_ {
         self.regions.iter().map(|(&h, &b)| (h, b))
     }
 
     /// Whether position `i` lies inside a loop (between a head and a backward jump to it).
-    pub fn in_loop(&self, i: usize) -> bool {
+    pub fn in_loop(&self, i: Pos) -> bool {
         self.in_loop.get(i).copied().unwrap_or(false)
     }
 }
@@ -129,10 +135,10 @@ mod tests {
         assert_eq!(cfg.target(*back), Some(*head));
         assert!(cfg.is_loop_head(*head));
         assert!(cfg.preds(*head).contains(back));
-        assert!((*head..=*back).all(|i| cfg.in_loop(i)));
-        assert!(!cfg.in_loop(0));
+        assert!((head.index()..=back.index()).all(|i| cfg.in_loop(Pos::new(i))));
+        assert!(!cfg.in_loop(Pos::new(0)));
         // Every position but the entry has its fallthrough predecessor.
-        assert!((1..=cfg.len()).all(|p| cfg.preds(p).contains(&(p - 1))));
+        assert!((1..=cfg.len()).all(|p| cfg.preds(Pos::new(p)).contains(&Pos::new(p - 1))));
         assert_eq!(cfg.loops().collect::<Vec<_>>(), vec![(*head, *back)]);
         assert_eq!(cfg.jumps().count(), 1);
     }

@@ -17,6 +17,7 @@
 use std::collections::HashSet;
 
 use super::{Cfg, GclFunction, GclProgram, Guard, InstrKind};
+use crate::ir::Pos;
 use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
 
 /// Whether the loop closed by the jump at `back` (to `head`) terminates; `Err` says why it
@@ -24,16 +25,18 @@ use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, GuardId, Place, VarId, Var
 pub fn loop_terminates(
     f: &GclFunction,
     cfg: &Cfg,
-    head: usize,
-    back: usize,
+    head: Pos,
+    back: Pos,
     wrap_signed: bool,
 ) -> Result<(), String> {
+    // Positions as instruction indices from here on.
+    let (head, back) = (head.index(), back.index());
     let region = head..=back;
     let jump = &f.instrs[back];
     let others = cfg
         .back_edges()
         .iter()
-        .filter(|&&(j, t)| t == head && j != back)
+        .filter(|&&(j, t)| t.index() == head && j.index() != back)
         .count();
     if others > 0 {
         return Err("the loop has several backward jumps".into());
@@ -43,10 +46,12 @@ pub fn loop_terminates(
     let inner: Vec<(usize, usize)> = cfg
         .back_edges()
         .iter()
-        .filter(|&&(j, _)| j != back && region.contains(&j))
-        .map(|&(j, t)| (t, j))
+        .map(|&(j, t)| (j.index(), t.index()))
+        .filter(|&(j, _)| j != back && region.contains(&j))
+        .map(|(j, t)| (t, j))
         .collect();
     for (j, t, _) in cfg.jumps() {
+        let (j, t) = (j.index(), t.index());
         let is_inner = inner.iter().any(|&(h, b)| b == j && h == t);
         if j != back && !is_inner && t > head && t <= back {
             return Err("a jump enters or skips within the loop".into());

@@ -127,6 +127,10 @@ pub struct GclFunction {
 }
 
 impl GclFunction {
+    /// The instruction at position `p`.
+    pub fn instr(&self, p: crate::ir::Pos) -> &Instr {
+        &self.instrs[p.index()]
+    }
     pub fn guard(&self, g: GuardId) -> &GuardInfo {
         &self.guards[g.index()]
     }

@@ -73,7 +73,7 @@ fn explore(
     let owns = |at: u32, side: usize| {
         let i = at as usize;
         !f.instrs[i].guard.0.is_empty()
-            && match c.origins.get(i).map_or(Side::Glue, |o| o.side) {
+            && match c.origin(crate::ir::Pos::new(i)).side {
                 Side::Old => side == 0,
                 Side::New => side == 1,
                 Side::Glue => true,

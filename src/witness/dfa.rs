@@ -45,7 +45,7 @@ use std::time::Instant;
 use crate::correlate::{Correlated, DiffKind, DiffPoint, Side};
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, InstrKind};
-use crate::ir::{Expr, ExprKind, GuardId, LogicOp, UnOp};
+use crate::ir::{Expr, ExprKind, GuardId, LogicOp, Pos, UnOp};
 
 use super::{Runner, Witness};
 
@@ -86,11 +86,9 @@ impl<'a> Cfg<'a> {
         let f = c.product();
         let n = f.instrs.len();
         let matched = (0..n)
-            .map(|i| match (c.origins.get(i), c.origins.get(i + 1)) {
-                (Some(a), Some(b)) => {
-                    a.matched && b.matched && a.side == Side::Old && b.side == Side::New
-                }
-                _ => false,
+            .map(|i| {
+                let (a, b) = (c.origin(Pos::new(i)), c.origin(Pos::new(i + 1)));
+                a.matched && b.matched && a.side == Side::Old && b.side == Side::New
             })
             .collect();
         let mut cfg = Cfg {
@@ -118,8 +116,8 @@ impl<'a> Cfg<'a> {
     /// The node an edge leads to.
     pub fn target(&self, e: Edge) -> usize {
         let i = e.at as usize;
-        match self.graph.target(i) {
-            Some(t) if e.taken => t,
+        match self.graph.target(Pos::new(i)) {
+            Some(t) if e.taken => t.index(),
             _ => i + 1,
         }
     }
@@ -226,7 +224,7 @@ fn require(e: &Expr, v: bool, req: &mut im::HashMap<GuardId, bool>) -> Option<()
 fn transfer(cfg: &Cfg, e: Edge, p: &Path, nu: u32, cut: &mut bool) -> Option<Path> {
     let i = e.at as usize;
     let mut counts = p.counts.clone();
-    if cfg.graph.in_loop(i) {
+    if cfg.graph.in_loop(Pos::new(i)) {
         let k = counts.get(&e).copied().unwrap_or(0) + 1;
         if k > nu {
             *cut = true;
@@ -432,7 +430,7 @@ fn search_paths(
             if Instant::now() > deadline || r.exhausted() {
                 return None;
             }
-            let col = collect(&cfg, d.pos, &boundary(c, d), nu, deadline);
+            let col = collect(&cfg, d.pos.index(), &boundary(c, d), nu, deadline);
             cut |= col.cut;
             // The cheapest paths not solved at a smaller ν, in lexicographic order so that
             // consecutive ones share their prefix in the incremental solver.
@@ -574,7 +572,7 @@ mod tests {
         let d =
             p.c.diff_points
                 .iter()
-                .find(|d| d.pos == exit)
+                .find(|d| d.pos.index() == exit)
                 .expect("exit point");
         let want = super::super::smt::trace(&ctx, &p.c, inputs, exit);
         let col = super::collect(

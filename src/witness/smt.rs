@@ -491,7 +491,7 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
 
     fn exec(&mut self, i: usize) {
         let ins = &self.f.instrs[i];
-        let side = self.c.origins.get(i).map_or(Side::Glue, |o| o.side);
+        let side = self.c.origin(crate::ir::Pos::new(i)).side;
         match &ins.kind {
             InstrKind::SetGuard(g, e) => {
                 let t = self.truth(e);
@@ -597,7 +597,10 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
             }
             DiffKind::Output(_) | DiffKind::Effect(_) => {
                 let at = |p: Option<usize>| p.and_then(|p| f.instrs.get(p));
-                let (io, inew) = (at(d.old_pos), at(d.new_pos));
+                let (io, inew) = (
+                    at(d.old_pos.map(|p| p.index())),
+                    at(d.new_pos.map(|p| p.index())),
+                );
                 let go = io.map(|i| self.guard(&i.guard));
                 let gn = inew.map(|i| self.guard(&i.guard));
                 match (io, go, inew, gn) {
@@ -889,8 +892,8 @@ pub(super) fn trace(ctx: &Context, c: &Correlated, inputs: &[i128], stop: usize)
         });
         if taken {
             enc.exec(i);
-            if let Some(t) = c.cfg.target(i) {
-                i = t;
+            if let Some(t) = c.cfg.target(crate::ir::Pos::new(i)) {
+                i = t.index();
                 continue;
             }
         }
