@@ -13,7 +13,8 @@ pub enum ErrorKind {
     BadInput,
     /// A construct dizy does not model soundly (the function is rejected, the file goes on).
     Unsupported,
-    /// A name the code uses is declared nowhere it can see (typically in a missing header).
+    /// A name the code uses is declared nowhere it can see, or its declaration was guessed
+    /// (typically it lives in a missing header): unsupported, with a hint to give the headers.
     Undeclared,
     /// Work stopped at a limit: no verdict, and none is claimed.
     Stopped(Stop),
@@ -125,6 +126,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// What a note of a report is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum NoteKind {
+    /// The semantics a verdict holds under (integer and float model, inputs, observables).
+    Semantics,
     /// A repair or guess the frontend made (unknown type, missing header, blanked macro).
     Assumption,
     /// Why a function whose own text did not change is analysed.
@@ -141,13 +144,13 @@ pub enum NoteKind {
     NotAnalysed,
 }
 
-/// A typed note: where (a line of the file it concerns, when there is one), what about, and
-/// the text for people.
+/// A typed note: which file and line it is about (when it is about one), what about, and the
+/// text for people. Callers route notes by these fields, never by their wording.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Note {
     pub kind: NoteKind,
-    /// `(file, line)` the note is about.
-    pub at: Option<(String, u32)>,
+    pub file: Option<String>,
+    pub line: Option<u32>,
     pub text: String,
 }
 
@@ -155,24 +158,38 @@ impl Note {
     pub fn new(kind: NoteKind, text: impl Into<String>) -> Note {
         Note {
             kind,
-            at: None,
+            file: None,
+            line: None,
             text: text.into(),
         }
     }
+    /// A note about `file` as a whole.
+    pub fn in_file(kind: NoteKind, file: impl Into<String>, text: impl Into<String>) -> Note {
+        Note {
+            file: Some(file.into()),
+            ..Note::new(kind, text)
+        }
+    }
+    /// A note about one line of `file`.
     pub fn at(kind: NoteKind, file: impl Into<String>, line: u32, text: impl Into<String>) -> Note {
         Note {
-            kind,
-            at: Some((file.into(), line)),
-            text: text.into(),
+            file: Some(file.into()),
+            line: Some(line),
+            ..Note::new(kind, text)
         }
+    }
+    /// The line of `file` this note is about, if it is about one.
+    pub fn line_in(&self, file: &str) -> Option<u32> {
+        (self.file.as_deref() == Some(file)).then_some(self.line)?
     }
 }
 
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.at {
-            Some((file, line)) => write!(f, "{file}:{line}: {}", self.text),
-            None => write!(f, "{}", self.text),
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => write!(f, "{file}:{line}: {}", self.text),
+            (Some(file), None) => write!(f, "{file}: {}", self.text),
+            _ => write!(f, "{}", self.text),
         }
     }
 }

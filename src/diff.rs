@@ -14,7 +14,7 @@ use crate::analysis::{self, Overflow};
 use crate::changes;
 use crate::correlate;
 use crate::delta::{self, Delta};
-use crate::diag::Result;
+use crate::diag::{Note, NoteKind, Result};
 use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::limits;
@@ -86,7 +86,7 @@ pub struct FunctionReport {
     pub time_ms: u128,
     pub delta: Option<Delta>,
     pub witness: Option<crate::witness::Witness>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     pub error: Option<String>,
     pub max_substates: usize,
     /// Functions reachable through calls whose own code changed (client-specific impact).
@@ -104,7 +104,7 @@ pub struct FunctionReport {
 pub struct Report {
     pub old: String,
     pub new: String,
-    pub assumptions: Vec<String>,
+    pub assumptions: Vec<Note>,
     pub functions: Vec<FunctionReport>,
 }
 
@@ -128,7 +128,7 @@ impl Report {
     }
 }
 
-pub fn assumptions(opts: &DiffOptions) -> Vec<String> {
+pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
     let mut a = vec![];
     a.push(match opts.analysis.overflow {
         Overflow::Math => "signed integers are mathematical: signed overflow is undefined behaviour and is not modelled".to_string(),
@@ -153,7 +153,9 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<String> {
         point_name(opts.analysis.canon_point),
         opts.analysis.widen_delay
     ));
-    a
+    a.into_iter()
+        .map(|text| Note::new(NoteKind::Semantics, text))
+        .collect()
 }
 
 pub fn canon_name(c: analysis::Canon) -> &'static str {
@@ -185,24 +187,24 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
 pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Report {
     let mut assumptions = assumptions(opts);
     if !opts.no_inline {
-        assumptions.push(format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; recursive calls and deeper ones stay unknown calls", opts.inline.max_depth));
+        assumptions.push(Note::new(NoteKind::Semantics, format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; recursive calls and deeper ones stay unknown calls", opts.inline.max_depth)));
     }
     for n in po.program.notes.iter().chain(&pn.program.notes) {
         // Notes about one line go to the function that contains it.
         let inside = |p: &GclProgram| {
-            located(n, &p.program.file).is_some_and(|(l, _)| {
+            n.line_in(&p.program.file).is_some_and(|l| {
                 p.functions
                     .iter()
                     .any(|f| (f.func.line.0..=f.func.end_line.0).contains(&l))
             })
         };
-        let one_line = (inside(po) || inside(pn)).then_some(());
         // The same note about the new file as about the old one is said once.
-        let same = n
-            .strip_prefix(pn.program.file.as_str())
-            .map(|rest| format!("{}{rest}", po.program.file))
-            .is_some_and(|as_old| assumptions.contains(&as_old));
-        if one_line.is_none() && !same && !frontend::is_internal(n) && !assumptions.contains(n) {
+        let same = n.file.as_deref() == Some(pn.program.file.as_str())
+            && assumptions.contains(&Note {
+                file: Some(po.program.file.clone()),
+                ..n.clone()
+            });
+        if !inside(po) && !inside(pn) && !same && !assumptions.contains(n) {
             assumptions.push(n.clone());
         }
     }
@@ -255,16 +257,18 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
             let why = r.error.clone().unwrap_or_default();
             let rest = budget.fallback();
             r = one_function(po, pn, (po, pn), &name, &known, opts, &rest);
-            r.notes.push(format!(
-                "analysis with inlined callees failed ({why}); changed callees kept as unknown calls"
+            r.notes.push(Note::new(
+                NoteKind::Analysis,
+                format!("analysis with inlined callees failed ({why}); changed callees kept as unknown calls"),
             ));
         }
         r.own_changed = ch.own.contains(&name);
         r.changed_callees = ch.changed_callees(&name);
         if r.verdict != Verdict::Unchanged && !r.own_changed {
             for why in ch.why.get(&name).into_iter().flatten() {
-                if !r.notes.contains(why) {
-                    r.notes.push(why.clone());
+                let why = Note::new(NoteKind::Change, why.clone());
+                if !r.notes.contains(&why) {
+                    r.notes.push(why);
                 }
             }
         }
@@ -284,8 +288,9 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
         {
             inlined.extend(o.inlined.iter().cloned());
             for n in &o.notes {
-                if !r.notes.contains(n) {
-                    r.notes.push(n.clone());
+                let n = Note::new(NoteKind::Analysis, n.clone());
+                if !r.notes.contains(&n) {
+                    r.notes.push(n);
                 }
             }
         }
@@ -333,15 +338,6 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
     }
 }
 
-/// A frontend note about one line of `file` (`file:LINE: text`): the line and the text.
-fn located<'a>(note: &'a str, file: &str) -> Option<(u32, &'a str)> {
-    let (line, text) = note
-        .strip_prefix(file)?
-        .strip_prefix(':')?
-        .split_once(": ")?;
-    Some((line.parse().ok()?, text))
-}
-
 /// Fill in the definition lines of `r` and, for analysed functions, the frontend's notes about
 /// lines inside the definition (assumed typedefs, blanked macros), merged across versions.
 fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
@@ -360,40 +356,40 @@ fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
     ) {
         return;
     }
-    // text → (old line, new line)
-    let mut found: Vec<(String, Option<u32>, Option<u32>)> = vec![];
+    // (kind, text) → (old line, new line)
+    let mut found: Vec<(NoteKind, String, Option<u32>, Option<u32>)> = vec![];
     for (p, range, old) in [(po, ro, true), (pn, rn, false)] {
         let Some((lo, hi)) = range else { continue };
-        for (line, text) in p
+        for (line, n) in p
             .program
             .notes
             .iter()
-            .filter_map(|n| located(n, &p.program.file))
+            .filter_map(|n| Some((n.line_in(&p.program.file)?, n)))
             .filter(|(l, _)| (lo..=hi).contains(l))
         {
-            let i = match found.iter().position(|f| f.0 == text) {
+            let i = match found.iter().position(|f| f.0 == n.kind && f.1 == n.text) {
                 Some(i) => i,
                 None => {
-                    found.push((text.to_string(), None, None));
+                    found.push((n.kind, n.text.clone(), None, None));
                     found.len() - 1
                 }
             };
             let slot = if old {
-                &mut found[i].1
-            } else {
                 &mut found[i].2
+            } else {
+                &mut found[i].3
             };
             slot.get_or_insert(line);
         }
     }
-    for (text, o, n) in found {
+    for (kind, text, o, n) in found {
         let at = match (o, n) {
             (Some(o), Some(n)) => format!("old line {o}, new line {n}"),
             (Some(o), None) => format!("old line {o}"),
             (None, Some(n)) => format!("new line {n}"),
             (None, None) => continue,
         };
-        r.notes.push(format!("{text} ({at})"));
+        r.notes.push(Note::new(kind, format!("{text} ({at})")));
     }
 }
 
@@ -472,7 +468,10 @@ fn one_function(
         };
         if same && opts.functions.is_empty() {
             let mut r = report(name, Verdict::Unchanged, start);
-            r.notes.push(format!("not analysed: {e}"));
+            r.notes.push(Note::new(
+                NoteKind::NotAnalysed,
+                format!("not analysed: {e}"),
+            ));
             return r;
         }
         let mut r = report(name, Verdict::Unsupported, start);
@@ -625,33 +624,49 @@ fn one_function(
     let mut r = report(name, verdict, start);
     r.witness = witness;
     r.max_substates = a.stats.max_substates;
-    r.notes = a.notes.clone();
-    r.notes.extend(found.notes);
+    let note = |kind, text: &String| Note::new(kind, text.clone());
+    r.notes = a
+        .notes
+        .iter()
+        .map(|n| note(NoteKind::Analysis, n))
+        .collect();
+    r.notes
+        .extend(found.notes.iter().map(|n| note(NoteKind::Witness, n)));
     if partial {
         for why in &term.reasons {
-            r.notes.push(format!("termination not proven: {why}"));
+            r.notes.push(Note::new(
+                NoteKind::Termination,
+                format!("termination not proven: {why}"),
+            ));
         }
     }
-    r.notes.extend(native_note.map(|(_, n)| n));
+    r.notes
+        .extend(native_note.map(|(_, n)| Note::new(NoteKind::Witness, n)));
     if verdict == Verdict::PossiblyDifferent
         && !opts.no_witness
         && wopts.time < opts.witness.time
         && out_of_time
     {
-        r.notes
-            .push("the witness search had only what --timeout left after the analysis".to_string());
+        r.notes.push(Note::new(
+            NoteKind::Witness,
+            "the witness search had only what --timeout left after the analysis",
+        ));
     }
     if let Some(names) = c.renamed_text() {
-        r.notes.push(format!(
-            "locals taken as renamed (inferred; --map overrides): {names}"
+        r.notes.push(Note::new(
+            NoteKind::Analysis,
+            format!("locals taken as renamed (inferred; --map overrides): {names}"),
         ));
     }
     let f = c.product();
     for inp in c.inputs.iter().filter(|i| !i.equal) {
         if let (Some(o), Some(_)) = (inp.old, inp.new) {
-            r.notes.push(format!(
-                "global `{}` is declared differently in the two versions (type or initializer): not assumed equal at entry",
-                f.func.var(o).name
+            r.notes.push(Note::new(
+                NoteKind::Input,
+                format!(
+                    "global `{}` is declared differently in the two versions (type or initializer): not assumed equal at entry",
+                    f.func.var(o).name
+                ),
             ));
         }
     }

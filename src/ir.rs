@@ -621,7 +621,11 @@ pub struct Program {
     /// Declared (prototype only) functions: name and type.
     pub externs: Vec<(String, FuncType)>,
     /// Assumptions and abstractions the frontend made, for the report.
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::diag::Note>,
+    /// Functions called without a declaration (unknown functions or function-like macros).
+    pub undeclared_calls: Vec<String>,
+    /// Fingerprints of the functions in `rejected` (see `frontend::fingerprint`).
+    pub fingerprints: std::collections::BTreeMap<String, u64>,
     /// Functions defined in the file that the frontend could not lower, with the reason.
     pub rejected: Vec<(String, crate::diag::Error)>,
     /// Lines of the file that use `long double`, which the interpreter executes as `double`

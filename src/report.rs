@@ -7,6 +7,7 @@
 use serde_json::{json, Value as Json};
 
 use crate::delta::PointDelta;
+use crate::diag::{Note, NoteKind};
 use crate::diff::{FunctionReport, Report, Verdict};
 use crate::witness::{Behaviour, Witness};
 
@@ -15,7 +16,7 @@ pub fn to_json(r: &Report) -> Json {
         "schema": "dizy-report/1",
         "old": r.old,
         "new": r.new,
-        "assumptions": r.assumptions,
+        "assumptions": r.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "functions": r.functions.iter().map(function_json).collect::<Vec<_>>(),
     })
 }
@@ -26,10 +27,12 @@ fn function_json(f: &FunctionReport) -> Json {
         .as_ref()
         .map(|d| d.points.iter().map(point_json).collect())
         .unwrap_or_default();
-    let mut notes = f.notes.clone();
+    let mut notes: Vec<String> = f.notes.iter().map(ToString::to_string).collect();
     if let Some(e) = &f.error {
         notes.insert(0, e.clone());
     }
+    // The same notes with their kind and place, for tools that route them.
+    let typed: Vec<Json> = f.notes.iter().map(note_json).collect();
     json!({
         "name": f.name,
         "verdict": f.verdict.as_str(),
@@ -39,6 +42,7 @@ fn function_json(f: &FunctionReport) -> Json {
         "diff_points": points,
         "witness": f.witness.as_ref().map_or(Json::Null, witness_json),
         "notes": notes,
+        "typed_notes": typed,
         "changed_callees": f.changed_callees,
         "inlined": f.inlined,
     })
@@ -175,6 +179,29 @@ fn constraints_text(cs: &[String]) -> String {
         "(any input)".to_string()
     } else {
         cs.join(", ")
+    }
+}
+
+fn note_json(n: &Note) -> Json {
+    json!({
+        "kind": note_kind(n.kind),
+        "file": n.file,
+        "line": n.line,
+        "text": n.text,
+    })
+}
+
+/// The name of a note kind in JSON.
+pub fn note_kind(k: NoteKind) -> &'static str {
+    match k {
+        NoteKind::Semantics => "semantics",
+        NoteKind::Assumption => "assumption",
+        NoteKind::Change => "change",
+        NoteKind::Input => "input",
+        NoteKind::Analysis => "analysis",
+        NoteKind::Termination => "termination",
+        NoteKind::Witness => "witness",
+        NoteKind::NotAnalysed => "not-analysed",
     }
 }
 

@@ -35,7 +35,7 @@ mod types;
 
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Error, Result, Stop};
+use crate::diag::{Error, ErrorKind, Note, NoteKind, Result, Stop};
 use crate::ir::Program;
 use preprocess::{check_input_file, preprocess};
 
@@ -242,10 +242,12 @@ fn annotate(
     let pl = t.prelude_len;
     let line_of = |body_off: usize| map.line(body_off + pl);
     let r = &t.repairs;
+    let file_note = |text: String| Note::in_file(NoteKind::Assumption, display, text);
+    let line_note = |line: u32, text: String| Note::at(NoteKind::Assumption, display, line, text);
     let mut notes = vec![];
     if !missing.is_empty() {
-        notes.push(format!(
-            "{display}: missing headers replaced by empty files (the real configuration is unknown; give -I/-D or --compile-commands): {}",
+        notes.push(file_note(format!(
+            "missing headers replaced by empty files (the real configuration is unknown; give -I/-D or --compile-commands): {}",
             list(missing.iter().map(|(h, at)| {
                 // `file.c:6` → `line 6` when the file is the one being read.
                 match at.strip_prefix(display).and_then(|l| l.strip_prefix(':')) {
@@ -253,65 +255,57 @@ fn annotate(
                     None => format!("{h} ({at})"),
                 }
             }))
-        ));
+        )));
     }
     if !r.typedefs.is_empty() {
-        notes.push(format!(
-            "{display}: unknown type names given assumed typedefs (width and signedness are a guess and decide overflow behaviour): {}",
+        notes.push(file_note(format!(
+            "unknown type names given assumed typedefs (width and signedness are a guess and decide overflow behaviour): {}",
             list(r.typedefs.iter().map(|(n, (ty, off))| format!("{n} as {ty} (line {})", line_of(*off))))
-        ));
+        )));
     }
     if !r.blanked.is_empty() {
-        notes.push(format!(
-            "{display}: unknown macros where no expression can stand expanded to nothing: {}",
+        notes.push(file_note(format!(
+            "unknown macros where no expression can stand expanded to nothing: {}",
             list(r.blanked.iter().map(|(off, orig)| format!(
                 "`{}` (line {})",
                 one_line(orig),
                 line_of(*off)
             )))
-        ));
+        )));
     }
     if !r.unwrapped.is_empty() {
-        notes.push(format!(
-            "{display}: macros wrapping a function name reduced to the name: {}",
+        notes.push(file_note(format!(
+            "macros wrapping a function name reduced to the name: {}",
             list(
                 r.unwrapped
                     .iter()
                     .map(|(off, m, n)| format!("{m}({n}) (line {})", line_of(*off)))
             )
-        ));
+        )));
     }
     if !r.semicolons.is_empty() {
-        notes.push(format!(
-            "{display}: unknown macros used as statements without `;` taken as calls: {}",
+        notes.push(file_note(format!(
+            "unknown macros used as statements without `;` taken as calls: {}",
             list(
                 r.semicolons
                     .iter()
                     .map(|(_, off, n)| format!("{n} (line {})", line_of(*off)))
             )
-        ));
+        )));
     }
     if !r.constants.is_empty() {
-        notes.push(format!(
-            "{display}: undefined NULL, true, false (their header is missing) taken as 0, 1, 0 (also True/TRUE, False/FALSE): {}",
+        notes.push(file_note(format!(
+            "undefined NULL, true, false (their header is missing) taken as 0, 1, 0 (also True/TRUE, False/FALSE): {}",
             list(r.constants.iter().map(|(off, n, _)| format!("{n} (line {})", line_of(*off))))
-        ));
+        )));
     }
-    // The lowering notes each call to an undeclared function; one line lists them all.
-    const UNDECLARED: &str = "` is called without a declaration; assumed `int ";
-    let (calls, mut other): (Vec<String>, Vec<String>) = std::mem::take(&mut prog.notes)
-        .into_iter()
-        .partition(|n| n.contains(UNDECLARED));
-    if !calls.is_empty() {
-        let names = calls.iter().filter_map(|n| {
-            n.strip_prefix('`')
-                .and_then(|n| n.split_once('`'))
-                .map(|(name, _)| name.to_string())
-        });
-        other.push(format!(
-            "{display}: called without a declaration (unknown functions or function-like macros; results assumed `int`, calls compared as effects): {}",
-            list(names)
-        ));
+    // The lowering records each function called without a declaration; one note lists them.
+    let mut other = std::mem::take(&mut prog.notes);
+    if !prog.undeclared_calls.is_empty() {
+        other.push(file_note(format!(
+            "called without a declaration (unknown functions or function-like macros; results assumed `int`, calls compared as effects): {}",
+            list(prog.undeclared_calls.iter().cloned())
+        )));
     }
     other.extend(notes);
     // Per use inside each main-file function: the report attaches these to the function.
@@ -325,39 +319,38 @@ fn annotate(
         let (start, end) = (fd.span.start, fd.span.end);
         for (name, (ty, _)) in &r.typedefs {
             if let Some(off) = tolerant::find_ident(text, start, end, name) {
-                other.push(format!(
-                    "{display}:{}: uses `{name}`, an unknown type assumed `{ty}` (a guess: its width and signedness decide overflow)",
-                    map.line(off)
+                other.push(line_note(
+                    map.line(off),
+                    format!("uses `{name}`, an unknown type assumed `{ty}` (a guess: its width and signedness decide overflow)"),
                 ));
             }
         }
         for (off, orig) in &r.blanked {
             if (start..end).contains(&(off + pl)) {
-                other.push(format!(
-                    "{display}:{}: unknown macro `{}` expanded to nothing",
+                other.push(line_note(
                     line_of(*off),
-                    one_line(orig)
+                    format!("unknown macro `{}` expanded to nothing", one_line(orig)),
                 ));
             }
         }
         for (_, off, name) in &r.semicolons {
             if (start..end).contains(&(off + pl)) {
-                other.push(format!(
-                    "{display}:{}: unknown macro `{name}` used as a statement: taken as a call",
-                    line_of(*off)
+                other.push(line_note(
+                    line_of(*off),
+                    format!("unknown macro `{name}` used as a statement: taken as a call"),
                 ));
             }
         }
         for (off, name, v) in &r.constants {
             if (start..end).contains(&(off + pl)) {
-                other.push(format!(
-                    "{display}:{}: undefined `{name}` taken as {v}",
-                    line_of(*off)
+                other.push(line_note(
+                    line_of(*off),
+                    format!("undefined `{name}` taken as {v}"),
                 ));
             }
         }
     }
-    fingerprints(prog, t, map, &mut other);
+    prog.fingerprints = fingerprints(prog, t, map);
     prog.notes = other;
     for (name, off, msg) in &r.bodies {
         prog.functions.retain(|f| f.name != *name);
@@ -373,11 +366,7 @@ fn annotate(
     }
     if !missing.is_empty() {
         for (_, e) in &mut prog.rejected {
-            if e.msg.starts_with("use of undeclared identifier")
-                || e.msg.contains("of a non-struct value")
-                || e.msg.starts_with("unknown type")
-                || e.msg.starts_with("variable-length arrays")
-            {
+            if e.kind == ErrorKind::Undeclared {
                 e.msg
                     .push_str(" (defined in a missing header? give -I/-D or --compile-commands)");
             }
@@ -385,32 +374,24 @@ fn annotate(
     }
 }
 
-/// Notes starting with this are for the `diff` driver, not for people: the fingerprint of a
-/// rejected function (see [`fingerprint`]).
-const FINGERPRINT: &str = "dizy-fingerprint ";
-
-/// Whether a program note is internal (not an assumption to report).
-pub fn is_internal(note: &str) -> bool {
-    note.starts_with(FINGERPRINT)
-}
-
 /// Fingerprint of a function the lowering rejected: a hash of its preprocessed tokens and of
 /// every token outside function bodies (types, globals, prototypes). Equal fingerprints in two
 /// versions mean the function's text and everything it could refer to outside other functions
 /// is the same, so it is unchanged even though it cannot be analysed. (Changed callees are
 /// caught by the callee's own report.)
-pub fn fingerprint(prog: &Program, name: &str) -> Option<String> {
-    prog.notes.iter().find_map(|n| {
-        let rest = n.strip_prefix(FINGERPRINT)?;
-        let (n, h) = rest.split_once(' ')?;
-        (n == name).then(|| h.to_string())
-    })
+pub fn fingerprint(prog: &Program, name: &str) -> Option<u64> {
+    prog.fingerprints.get(name).copied()
 }
 
-fn fingerprints(prog: &Program, t: &tolerant::Tolerated, map: &LineMap, notes: &mut Vec<String>) {
+fn fingerprints(
+    prog: &Program,
+    t: &tolerant::Tolerated,
+    map: &LineMap,
+) -> std::collections::BTreeMap<String, u64> {
     use std::hash::{Hash, Hasher};
+    let mut found = std::collections::BTreeMap::new();
     if prog.rejected.is_empty() {
-        return;
+        return found;
     }
     let text = &t.parse.source;
     let mut defs = vec![];
@@ -442,8 +423,9 @@ fn fingerprints(prog: &Program, t: &tolerant::Tolerated, map: &LineMap, notes: &
         let mut h = std::collections::hash_map::DefaultHasher::new();
         outside.hash(&mut h);
         tolerant::hash_tokens(&text[*s..*e], &mut h);
-        notes.push(format!("{FINGERPRINT}{name} {:016x}", h.finish()));
+        found.insert(name, h.finish());
     }
+    found
 }
 
 fn declarator_name(d: &lang_c::ast::Declarator) -> Option<String> {

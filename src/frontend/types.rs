@@ -17,7 +17,7 @@ use lang_c::ast::*;
 use lang_c::span::Node;
 
 use super::lines::LineMap;
-use crate::diag::{Error, Result};
+use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{CType, Field, FuncType, GlobalId, StructDef, StructId, VarId};
 
 /// What a declaration's specifiers say besides the type.
@@ -282,10 +282,12 @@ pub trait TypeEnv {
                 TypeSpecifier::TypedefName(id) => match self.tables().lookup(&id.node.name) {
                     Some(Binding::Typedef(ty)) => other = Some(ty.clone()),
                     _ => {
-                        return Err(self.err(
-                            id.span.start,
-                            format!("unknown type name `{}`", id.node.name),
-                        ))
+                        return Err(self
+                            .err(
+                                id.span.start,
+                                format!("unknown type name `{}`", id.node.name),
+                            )
+                            .with_kind(ErrorKind::Undeclared))
                     }
                 },
                 TypeSpecifier::TypeOf(to) => {
@@ -372,11 +374,19 @@ pub trait TypeEnv {
                                 Ok(_) => {
                                     return Err(self.err(e.span.start, "array size is negative"))
                                 }
-                                Err(_) => {
-                                    return Err(self.err(
-                                        e.span.start,
-                                        "variable-length arrays are not supported",
-                                    ))
+                                // A size that is not constant because a name in it is
+                                // undeclared (a macro of a missing header) keeps that kind.
+                                Err(why) => {
+                                    let kind = match why.kind {
+                                        ErrorKind::Undeclared => ErrorKind::Undeclared,
+                                        _ => ErrorKind::Unsupported,
+                                    };
+                                    return Err(self
+                                        .err(
+                                            e.span.start,
+                                            "variable-length arrays are not supported",
+                                        )
+                                        .with_kind(kind));
                                 }
                             }
                         }

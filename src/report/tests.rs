@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use super::{summary, table, to_json, to_text};
 use crate::correlate::DiffKind;
 use crate::delta::{Delta, DiffState, EqState, PointDelta};
+use crate::diag::{Note, NoteKind};
 use crate::diff::{FunctionReport, Report, Verdict};
 use crate::witness::{Behaviour, Witness};
 
@@ -99,7 +100,7 @@ fn sample() -> Report {
         time_ms: 3,
         also: vec![vec![("x".into(), "5".into()), ("y".into(), "1".into())]],
     });
-    diff.notes = vec!["a note".into()];
+    diff.notes = vec![Note::at(NoteKind::Assumption, "new.c", 3, "a note")];
     let mut maybe = function("many", Verdict::PossiblyDifferent);
     maybe.new_line = None;
     maybe.delta = Some(Delta {
@@ -127,7 +128,10 @@ fn sample() -> Report {
     Report {
         old: "old.c".into(),
         new: "new.c".into(),
-        assumptions: vec!["first assumption".into(), "second assumption".into()],
+        assumptions: vec![
+            Note::new(NoteKind::Semantics, "first assumption"),
+            Note::in_file(NoteKind::Assumption, "old.c", "second assumption"),
+        ],
         functions: vec![
             diff,
             maybe,
@@ -158,7 +162,13 @@ fn json_follows_the_schema() {
     assert_eq!(j["schema"], "dizy-report/1");
     assert_eq!(j["old"], r.old.as_str());
     assert_eq!(j["new"], r.new.as_str());
-    assert_eq!(strings(&j["assumptions"]), r.assumptions);
+    assert_eq!(
+        strings(&j["assumptions"]),
+        r.assumptions
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    );
     let fs = j["functions"].as_array().expect("functions");
     assert_eq!(fs.len(), r.functions.len());
     let verdicts = [
@@ -224,8 +234,16 @@ fn json_follows_the_schema() {
         // The error comes first among the notes.
         let notes = strings(&jf["notes"]);
         let mut expected: Vec<String> = f.error.iter().cloned().collect();
-        expected.extend(f.notes.iter().cloned());
+        expected.extend(f.notes.iter().map(ToString::to_string));
         assert_eq!(notes, expected, "{}", f.name);
+        // Typed notes: the same notes (without the error), kind and place kept.
+        let typed = jf["typed_notes"].as_array().expect("typed_notes");
+        assert_eq!(typed.len(), f.notes.len(), "{}", f.name);
+        for (jn, n) in typed.iter().zip(&f.notes) {
+            assert_eq!(jn["kind"], crate::report::note_kind(n.kind));
+            assert_eq!(jn["text"].as_str(), Some(n.text.as_str()));
+            assert_eq!(jn["line"].as_u64(), n.line.map(u64::from));
+        }
         match &f.witness {
             None => assert!(jf["witness"].is_null(), "{}", f.name),
             Some(w) => {
@@ -427,7 +445,7 @@ fn text_has_a_section_per_analysed_function() {
     assert!(t.lines().next().unwrap().contains(&r.old));
     assert!(t.lines().next().unwrap().contains(&r.new));
     for a in &r.assumptions {
-        assert_eq!(t.matches(a.as_str()).count(), 1, "{a}");
+        assert_eq!(t.matches(a.to_string().as_str()).count(), 1, "{a}");
     }
     for f in &r.functions {
         let head = format!("function {}: {} (", f.name, f.verdict.as_str());
@@ -448,7 +466,7 @@ fn text_has_a_section_per_analysed_function() {
             assert!(sec.contains(e.as_str()), "{sec}");
         }
         for n in &f.notes {
-            assert!(sec.contains(n.as_str()), "{sec}");
+            assert!(sec.contains(n.to_string().as_str()), "{sec}");
         }
         if let Some(w) = &f.witness {
             for (n, v) in w.inputs.iter().chain(w.also.iter().flatten()) {

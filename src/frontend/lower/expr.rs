@@ -12,7 +12,7 @@ use lang_c::span::Node;
 
 use super::ops::{is_boolean, promote, usual};
 use super::{Ctx, Res, Val};
-use crate::diag::Error;
+use crate::diag::{Error, ErrorKind};
 use crate::frontend::consteval::{self, fold};
 use crate::frontend::types::{Binding, TypeEnv};
 use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, FuncType, Place, Stmt, StmtKind, StructId};
@@ -344,7 +344,9 @@ impl Ctx<'_> {
                     CType::Ptr(Box::new(CType::CHAR)),
                 )))
             }
-            None => Err(self.err(off, format!("use of undeclared identifier `{name}`"))),
+            None => Err(self
+                .err(off, format!("use of undeclared identifier `{name}`"))
+                .with_kind(ErrorKind::Undeclared)),
         }
     }
 
@@ -445,7 +447,9 @@ impl Ctx<'_> {
             }
         };
         let CType::Struct(s) = bty else {
-            return Err(self.err(off, format!("member `{name}` of a non-struct value")));
+            return Err(self
+                .err(off, format!("member `{name}` of a non-struct value"))
+                .with_kind(ErrorKind::Undeclared));
         };
         if !self.tables.structs[s.index()].complete {
             return Err(self.err(off, "member of an incomplete struct"));
@@ -486,9 +490,7 @@ impl Ctx<'_> {
                             params: vec![],
                             variadic: true,
                         };
-                        self.notes.push(format!(
-                            "`{name}` is called without a declaration; assumed `int {name}()`"
-                        ));
+                        self.undeclared_calls.push(name.clone());
                         self.declare_func(&name, ft.clone());
                         ft
                     }

@@ -34,7 +34,7 @@ use lang_c::span::Node;
 use super::consteval::fold;
 use super::lines::LineMap;
 use super::types::{Scope, Tables, TypeEnv};
-use crate::diag::{Error, Result};
+use crate::diag::{Error, Note, NoteKind, Result};
 use crate::ir::{
     CType, Expr, FuncType, Function, GlobalId, GlobalVar, Line, Place, Program, Stmt, StmtKind,
     VarId, VarInfo, VarKind,
@@ -64,7 +64,8 @@ struct Ctx<'a> {
     strings: Vec<Vec<u8>>,
     funcs: HashMap<String, FuncType>,
     func_order: Vec<String>,
-    notes: Vec<String>,
+    notes: Vec<Note>,
+    undeclared_calls: Vec<String>,
     f: Option<FnState>,
 }
 
@@ -96,6 +97,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         funcs: HashMap::new(),
         func_order: vec![],
         notes: vec![],
+        undeclared_calls: vec![],
         f: None,
     };
     let mut functions = vec![];
@@ -119,11 +121,11 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
                     if declares_function {
                         return Err(e);
                     }
-                    cx.notes.push(format!(
-                        "{}:{}: declaration skipped, its names stay undeclared: {}",
+                    cx.notes.push(Note::at(
+                        NoteKind::Assumption,
                         file,
                         map.line(d.span.start),
-                        e.msg
+                        format!("declaration skipped, its names stay undeclared: {}", e.msg),
                     ));
                 }
             }
@@ -161,6 +163,8 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         strings: cx.strings,
         externs,
         notes: cx.notes,
+        undeclared_calls: cx.undeclared_calls,
+        fingerprints: Default::default(),
         rejected,
         long_double_lines: cx.tables.long_double_lines,
     })
