@@ -730,3 +730,33 @@ impl Place {
         }
     }
 }
+
+/// Shortest round-trip text of a double (`1.0`, `0.1`, `1e300`), `INFINITY`, `NAN`.
+pub fn fmt_double(x: f64) -> String {
+    if x.is_nan() {
+        "NAN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "INFINITY".into()
+        } else {
+            "-INFINITY".into()
+        }
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// Shortest round-trip text of a float with the `f` suffix (`1.5f`).
+pub fn fmt_float(x: f32) -> String {
+    if x.is_nan() {
+        "NAN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "INFINITY".into()
+        } else {
+            "-INFINITY".into()
+        }
+    } else {
+        format!("{x:?}f")
+    }
+}

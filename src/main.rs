@@ -358,7 +358,7 @@ fn cmd_correlate(
     };
     if let Some(args) = run {
         let args: Vec<String> = args.into_iter().skip_while(|a| a == "--").collect();
-        return match dizy::correlate::run(&c, &args, max_steps) {
+        return match dizy::interp::run_correlated(&c, &args, max_steps) {
             Ok((o, n)) => {
                 emit(&format!("old: {o}\nnew: {n}\n"));
                 ExitCode::SUCCESS

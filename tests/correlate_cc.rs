@@ -10,7 +10,8 @@
 //!   compiled with `cc -std=gnu11 -O0 -fsanitize=undefined,float-cast-overflow`, and every input
 //!   runs in a forked child (fresh globals) with UBSan in recover mode;
 //! * builds the correlating program once per pair (`dizy::correlate::correlate`) and runs it on
-//!   every input with `dizy::correlate::run`, which gives the old and the new return value.
+//!   every input with `dizy::interp::run_correlated`, which gives the old and the new return
+//!   value.
 //!
 //! The oracle is the compiled code: the product's old result must equal the native old result and
 //! its new result the native new result, exactly (integers as numbers, floating values bit for
@@ -306,12 +307,12 @@ fn check_pair(dir: &Path, tmp: &Path) -> PairReport {
             show_native(nat_n)
         );
         let got = match catch_unwind(AssertUnwindSafe(|| {
-            dizy::correlate::run(&c, &inp.lits, BUDGET)
+            dizy::interp::run_correlated(&c, &inp.lits, BUDGET)
         })) {
             Ok(r) => r,
             Err(p) => {
                 rep.failures.push(format!(
-                    "{call}: {natives}; correlate::run panicked: {}",
+                    "{call}: {natives}; run_correlated panicked: {}",
                     panic_text(&*p)
                 ));
                 continue;
@@ -882,7 +883,7 @@ fn map_pairs_renamed_variables_without_changing_results() {
             .unwrap()
             .0;
         for c in [&plain, &mapped] {
-            let got = dizy::correlate::run(c, &inp.lits, BUDGET).unwrap();
+            let got = dizy::interp::run_correlated(c, &inp.lits, BUDGET).unwrap();
             assert_eq!(
                 got,
                 (want_o.clone(), want_n.clone()),

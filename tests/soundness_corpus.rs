@@ -94,7 +94,7 @@ fn equivalent_verdicts_survive_execution() {
             .collect();
         let Some(params) = params else { continue };
         for input in gen_inputs(&params, 300, common::fnv1a(&id)) {
-            match dizy::correlate::run(&c, &input.lits, 2_000_000) {
+            match dizy::interp::run_correlated(&c, &input.lits, 2_000_000) {
                 Ok((o, n)) => {
                     checked_inputs += 1;
                     if o != n {

@@ -621,7 +621,7 @@ fn has_continue(body: &[Stmt]) -> bool {
 mod tests {
     use super::*;
     use crate::gcl::print_function;
-    use crate::interp::testutil::*;
+    use crate::gcl::testutil::*;
 
     fn text(p: &crate::gcl::GclProgram) -> String {
         let mut s = String::new();

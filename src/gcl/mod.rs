@@ -167,3 +167,6 @@ pub fn flatten_program(program: Program) -> crate::Result<GclProgram> {
     }
     Ok(GclProgram { program, functions })
 }
+
+#[cfg(test)]
+pub(crate) mod testutil;

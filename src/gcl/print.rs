@@ -7,8 +7,9 @@
 //! deterministic, so tests and users can diff it.
 
 use super::{GclFunction, Guard, InstrKind};
-use crate::interp::{fmt_double, fmt_float};
-use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, LogicOp, Place, Program, UnOp};
+use crate::ir::{
+    fmt_double, fmt_float, BinOp, CType, Callee, Expr, ExprKind, LogicOp, Place, Program, UnOp,
+};
 
 /// Append the GCL text of `f` to `out`.
 pub fn print_function(out: &mut String, f: &GclFunction, prog: &Program) {

@@ -521,7 +521,7 @@ impl<'a> Interp<'a> {
         if x.is_nan() || t < lo || t >= hi {
             return self.ub(format!(
                 "value {} is outside the range of representable values of type `{}`",
-                super::literal::fmt_double(x),
+                crate::ir::fmt_double(x),
                 type_text(to)
             ));
         }

@@ -7,7 +7,7 @@
 
 use super::eval::norm;
 use super::Value;
-use crate::ir::CType;
+use crate::ir::{fmt_double, fmt_float, CType};
 
 /// A parsed literal before conversion to the parameter type.
 enum Lit {
@@ -193,36 +193,6 @@ pub fn format_value(v: &Value, ty: &CType) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => fmt_float(x),
         Value::Double(x) => fmt_double(x),
-    }
-}
-
-/// Shortest round-trip text of a double (`1.0`, `0.1`, `1e300`), `INFINITY`, `NAN`.
-pub(crate) fn fmt_double(x: f64) -> String {
-    if x.is_nan() {
-        "NAN".into()
-    } else if x.is_infinite() {
-        if x > 0.0 {
-            "INFINITY".into()
-        } else {
-            "-INFINITY".into()
-        }
-    } else {
-        format!("{x:?}")
-    }
-}
-
-/// Shortest round-trip text of a float with the `f` suffix (`1.5f`).
-pub(crate) fn fmt_float(x: f32) -> String {
-    if x.is_nan() {
-        "NAN".into()
-    } else if x.is_infinite() {
-        if x > 0.0 {
-            "INFINITY".into()
-        } else {
-            "-INFINITY".into()
-        }
-    } else {
-        format!("{x:?}f")
     }
 }
 

@@ -17,10 +17,11 @@ mod eval;
 mod literal;
 mod memory;
 mod observe;
+mod product;
 
-pub(crate) use literal::{fmt_double, fmt_float};
 pub use literal::{format_value, parse_arg};
 pub use observe::{same_scalar, Observed};
+pub use product::run_correlated;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -860,5 +861,3 @@ pub fn run_literals(
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-pub(crate) mod testutil;

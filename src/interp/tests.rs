@@ -1,7 +1,7 @@
 //! Interpreter tests on hand-built IR: results, UB detection and resource limits.
 
-use super::testutil::*;
 use super::*;
+use crate::gcl::testutil::*;
 use crate::ir::*;
 
 fn run(p: &GclProgram, f: &str, args: &[&str]) -> Result<String, RunError> {

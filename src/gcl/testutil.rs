@@ -1,4 +1,8 @@
 //! Hand-built IR for unit tests of the GCL and interpreter stages (no frontend needed).
+//!
+//! Takes builder calls; gives IR functions and their flattened [`GclProgram`]. It lives in `gcl`,
+//! the earlier of the two stages that use it, so the flattener's tests need not import the
+//! interpreter.
 
 use crate::gcl::{flatten_program, GclProgram};
 use crate::ir::*;

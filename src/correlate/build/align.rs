@@ -1,0 +1,131 @@
+//! Alignment of the two versions' item lists.
+//!
+//! Takes two lists of [`Item`]s and the builder's instruction keys; gives the edit script
+//! ([`Op`]s) that the emitter follows: a weighted longest common subsequence in which a pair of
+//! loops weighs one plus what their bodies share, so loops that match well are run in lockstep.
+
+use super::Builder;
+use crate::correlate::structure::Item;
+
+/// One step of the edit script: a matched pair, or an item of one version alone.
+pub(super) enum Op<'i> {
+    Both(&'i Item, &'i Item),
+    Old(&'i Item),
+    New(&'i Item),
+}
+
+/// Cells of the alignment table above which the middle of a long edit is left unaligned
+/// (still correct, only less precise).
+const MAX_DP_CELLS: usize = 30_000_000;
+
+impl Builder<'_> {
+    fn weight(&mut self, a: &Item, b: &Item) -> usize {
+        match (a, b) {
+            (Item::Instr(i), Item::Instr(j)) => usize::from(self.okeys[*i] == self.nkeys[*j]),
+            (
+                Item::Loop {
+                    head: ho, body: bo, ..
+                },
+                Item::Loop {
+                    head: hn, body: bn, ..
+                },
+            ) => {
+                if let Some(&w) = self.loop_weight.get(&(*ho, *hn)) {
+                    return w;
+                }
+                let ops = self.align(bo, bn);
+                let mut w = 1;
+                for op in &ops {
+                    if let Op::Both(x, y) = op {
+                        w += self.weight(x, y);
+                    }
+                }
+                self.loop_weight.insert((*ho, *hn), w);
+                w
+            }
+            _ => 0,
+        }
+    }
+
+    /// Weighted LCS of two item lists; unmatched items of each gap come old-first.
+    pub(super) fn align<'i>(&mut self, a: &'i [Item], b: &'i [Item]) -> Vec<Op<'i>> {
+        // Common prefix and suffix of identical instructions need no table.
+        let mut pre = 0;
+        while pre < a.len() && pre < b.len() && self.same_instr(&a[pre], &b[pre]) {
+            pre += 1;
+        }
+        let mut suf = 0;
+        while suf < a.len() - pre
+            && suf < b.len() - pre
+            && self.same_instr(&a[a.len() - 1 - suf], &b[b.len() - 1 - suf])
+        {
+            suf += 1;
+        }
+        let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+        let mut ops: Vec<Op<'i>> = (0..pre).map(|k| Op::Both(&a[k], &b[k])).collect();
+        let (n, m) = (ma.len(), mb.len());
+        let mut mid: Vec<Op<'i>> = vec![];
+        if n > 0 && m > 0 && (n + 1) * (m + 1) <= MAX_DP_CELLS {
+            let w = m + 1;
+            let mut dp = vec![0u32; (n + 1) * (m + 1)];
+            for i in 1..=n {
+                for j in 1..=m {
+                    let mut best = dp[(i - 1) * w + j].max(dp[i * w + j - 1]);
+                    let x = self.weight(&ma[i - 1], &mb[j - 1]);
+                    if x > 0 {
+                        best = best.max(dp[(i - 1) * w + j - 1] + x as u32);
+                    }
+                    dp[i * w + j] = best;
+                }
+            }
+            let (mut i, mut j) = (n, m);
+            let mut rev = vec![];
+            while i > 0 || j > 0 {
+                if i > 0 && j > 0 {
+                    let x = self.weight(&ma[i - 1], &mb[j - 1]);
+                    if x > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + x as u32 {
+                        rev.push(Op::Both(&ma[i - 1], &mb[j - 1]));
+                        i -= 1;
+                        j -= 1;
+                        continue;
+                    }
+                }
+                if j > 0 && (i == 0 || dp[i * w + j - 1] >= dp[(i - 1) * w + j]) {
+                    rev.push(Op::New(&mb[j - 1]));
+                    j -= 1;
+                } else {
+                    rev.push(Op::Old(&ma[i - 1]));
+                    i -= 1;
+                }
+            }
+            rev.reverse();
+            mid = rev;
+        } else {
+            mid.extend(ma.iter().map(Op::Old));
+            mid.extend(mb.iter().map(Op::New));
+        }
+        // Old-first within each gap between matches.
+        let mut gap_old = vec![];
+        let mut gap_new = vec![];
+        for op in mid {
+            match op {
+                Op::Old(x) => gap_old.push(Op::Old(x)),
+                Op::New(x) => gap_new.push(Op::New(x)),
+                both => {
+                    ops.append(&mut gap_old);
+                    ops.append(&mut gap_new);
+                    ops.push(both);
+                }
+            }
+        }
+        ops.append(&mut gap_old);
+        ops.append(&mut gap_new);
+        let (sa, sb) = (a.len() - suf, b.len() - suf);
+        ops.extend((0..suf).map(|k| Op::Both(&a[sa + k], &b[sb + k])));
+        ops
+    }
+
+    fn same_instr(&self, a: &Item, b: &Item) -> bool {
+        matches!((a, b), (Item::Instr(i), Item::Instr(j)) if self.okeys[*i] == self.nkeys[*j])
+    }
+}
