@@ -818,6 +818,3 @@ pub fn inline_gcl(
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

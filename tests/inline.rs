@@ -7,17 +7,17 @@
 
 use std::collections::BTreeSet;
 
-use super::{inline_gcl, Options, Version};
-use crate::gcl::{GclProgram, InstrKind};
-use crate::interp::Value;
-use crate::ir::Callee;
-use crate::witness::behave;
+use dizy::gcl::{GclProgram, InstrKind};
+use dizy::inline::{inline_gcl, Options, Version};
+use dizy::interp::Value;
+use dizy::ir::Callee;
+use dizy::witness::behave;
 
 fn load(src: &str) -> GclProgram {
     let dir = tempfile::tempdir().expect("tempdir");
     let p = dir.path().join("prog.c");
     std::fs::write(&p, src).expect("write");
-    crate::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn set(names: &[&str]) -> BTreeSet<String> {
