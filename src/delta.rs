@@ -10,7 +10,7 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use crate::analysis::{equal_exprs, eval_guard, locs, Analysis, Soft, Sub, Tri};
+use crate::analysis::{equal_exprs, eval_guard, pair_cells, Analysis, Soft, Sub, Tri};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
@@ -216,7 +216,7 @@ fn compared_pairs(c: &Correlated, a: &Analysis, d: &DiffPoint) -> Vec<Compared> 
             let dims = if let (Some(x), Some(y)) = (a.dims.of(p.old), a.dims.of(p.new)) {
                 Some(vec![(x, y)])
             } else if let (Some(x), Some(y)) = (a.dims.cells(p.old), a.dims.cells(p.new)) {
-                let (cells, complete) = locs::pair_cells(x, y);
+                let (cells, complete) = pair_cells(x, y);
                 complete.then(|| cells.into_iter().map(|(x, y, _)| (x, y)).collect())
             } else {
                 None

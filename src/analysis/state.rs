@@ -8,9 +8,13 @@ use std::collections::BTreeMap;
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use super::{Canon, Ctx};
+use super::options::Canon;
 use crate::diag::{Error, Result, Stop};
+use crate::ir::GuardId;
 use crate::limits::Budget;
+
+/// Guard valuation of a sub-state (absent = unknown).
+pub type Ctx = im::OrdMap<GuardId, bool>;
 
 #[derive(Clone, Debug)]
 pub struct Sub {

@@ -14,7 +14,9 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Expr as DExpr, LinConstraint, LinExpr, NumDomain};
 
-use super::{Ctx, Dims, Floats, Overflow, Resolved};
+use super::locs::{Dims, Resolved};
+use super::options::{Floats, Overflow};
+use super::state::Ctx;
 use crate::ir::{BinOp, CType, Expr, ExprKind, Function, LogicOp, UnOp};
 
 /// A condition in disjunctive normal form: a list of conjunctions. `[]` is false, `[[]]` true.

@@ -1,0 +1,489 @@
+//! The worklist fixpoint over the product program.
+//!
+//! Takes a [`Correlated`] product and [`Options`]; gives the state before every position. The
+//! constructor precomputes what the iteration consults (canonization points, matched pairs
+//! transferred in one step, the dimensions calls and pointer stores clobber, liveness); the
+//! iteration canonizes at canonization points, merges incoming edges, and widens at loop heads.
+//! The transfer of single instructions is in `transfer`, congruence of pairs in `congruence`.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Instant;
+
+use dizy_domains::{ConstraintKind, Dim, NumDomain};
+
+use super::congruence::congruent_helpers;
+use super::dead;
+use super::locs::{self, Dims};
+use super::options::{Canon, CanonPoint, Options, Semantics, Stats};
+use super::state::{self, derr, Ctx, Soft, State, Sub};
+use super::transfer::meet;
+use super::translate::{type_range, wraps};
+use crate::correlate::{Correlated, Side};
+use crate::diag::{Error, Result, Stop};
+use crate::gcl::{GclFunction, InstrKind};
+use crate::ir::{CType, GuardId, Place, Pos, VarId, VarKind};
+use crate::limits::Budget;
+
+/// The fixpoint in progress. Fields marked `pub(super)` are read by the transfer functions
+/// and congruence (sibling modules), and by `analyze` when it collects the result.
+pub(super) struct Analyzer<'a> {
+    pub(super) c: &'a Correlated,
+    pub(super) f: &'a GclFunction,
+    pub(super) opts: &'a Options,
+    pub(super) dims: Dims,
+    pub(super) dim_pairs: Vec<(Dim, Dim)>,
+    pub(super) states: Vec<Option<State>>,
+    /// Latest contribution of each incoming edge `(from, to)` at merge points.
+    contrib: HashMap<(usize, usize), State>,
+    head_iters: HashMap<usize, usize>,
+    canon_points: HashSet<usize>,
+    /// Positions of diff points.
+    diff_at: HashSet<usize>,
+    /// Old positions `k` whose instruction is matched with the new one at `k + 1`.
+    pairs_at: HashSet<usize>,
+    /// Per side: tracked dims of globals and of address-taken variables (forgotten by stores
+    /// through pointers and by calls).
+    pub(super) clobber_old: Vec<Dim>,
+    pub(super) clobber_new: Vec<Dim>,
+    pub(super) globals_old: Vec<Dim>,
+    pub(super) globals_new: Vec<Dim>,
+    /// Helpers whose calls are congruent (unchanged, no globals, no pointer arguments).
+    pub(super) congruent_helpers: HashSet<String>,
+    pub(super) stats: Stats,
+    pub(super) notes: Vec<String>,
+    pub(super) budget: &'a Budget,
+    /// Dimensions and guards to forget at each loop head.
+    dead_dims: HashMap<usize, Vec<Dim>>,
+    dead_guards: HashMap<usize, Vec<GuardId>>,
+    /// Dimensions and guards that die at each position (forgotten as states reach it).
+    dying_dims: Vec<Vec<Dim>>,
+    dying_guards: Vec<Vec<GuardId>>,
+}
+
+/// Most worklist steps before the analysis gives up (reported as a timeout).
+const MAX_TRANSFERS: usize = 2_000_000;
+/// Iterations at one loop head after which everything there is joined before widening.
+const MAX_HEAD_ITERS: usize = 40;
+
+impl<'a> Analyzer<'a> {
+    pub(super) fn new(c: &'a Correlated, opts: &'a Options, budget: &'a Budget) -> Result<Self> {
+        let f = c.product();
+        let n = f.instrs.len();
+        // Copies of aggregate inputs would only serve the report: they cost a dimension per
+        // cell, so they stay untracked.
+        let copies: Vec<VarId> = c.inputs.iter().map(|i| i.copy).collect();
+        let dims = Dims::new(&f.func, &c.program.program.structs, &copies);
+        let dim_pairs = dim_pairs(c, &dims);
+        let mut canon_points: HashSet<usize> =
+            c.diff_points.iter().map(|d| d.pos.index()).collect();
+        match opts.canon_point {
+            CanonPoint::Diff => {}
+            CanonPoint::Converge => canon_points.extend(c.converge.iter().map(|p| p.index())),
+            CanonPoint::Join => canon_points.extend(0..=n),
+        }
+        let targets: HashSet<usize> = (0..=n)
+            .filter(|&p| c.cfg.preds(Pos::new(p)).len() > 1)
+            .collect();
+        let mut pairs_at = HashSet::new();
+        for k in 0..n.saturating_sub(1) {
+            let (a, b) = (c.origin(Pos::new(k)), c.origin(Pos::new(k + 1)));
+            if a.side == Side::Old
+                && b.side == Side::New
+                && a.matched
+                && b.matched
+                && a.src.is_some()
+                && b.src.is_some()
+                && !targets.contains(&(k + 1))
+                && pairable(&f.instrs[k].kind, &f.instrs[k + 1].kind)
+            {
+                pairs_at.insert(k);
+            }
+        }
+        let mut clobber_old = vec![];
+        let mut clobber_new = vec![];
+        let mut globals_old = vec![];
+        let mut globals_new = vec![];
+        for d in 0..dims.len() {
+            let v = dims.var_of(d);
+            let info = f.func.var(v);
+            let global = matches!(info.kind, VarKind::Global(_));
+            let side = c.var_side(v);
+            if global || info.addr_taken {
+                match side {
+                    Side::Old => clobber_old.push(d),
+                    Side::New => clobber_new.push(d),
+                    Side::Glue => {}
+                }
+            }
+            if global {
+                match side {
+                    Side::Old => globals_old.push(d),
+                    Side::New => globals_new.push(d),
+                    Side::Glue => {}
+                }
+            }
+        }
+        let mut pinned: HashSet<VarId> = c.inputs.iter().map(|i| i.copy).collect();
+        for d in &c.diff_points {
+            for &k in &d.pairs {
+                pinned.insert(c.pairs[k].old);
+                pinned.insert(c.pairs[k].new);
+            }
+        }
+        let mut dead_dims = HashMap::new();
+        let mut dead_guards = HashMap::new();
+        let (dv, mut dying_guards) = dead::dying(f, &c.cfg, &pinned);
+        // The return flags are read by Δ at the return diff points, after their last read by
+        // an instruction: forgetting them would leave those points without a state.
+        for g in dying_guards.iter_mut() {
+            g.retain(|x| *x != c.old_ret && *x != c.new_ret);
+        }
+        let mut dying_dims: Vec<Vec<Dim>> = dv
+            .iter()
+            .map(|vs| vs.iter().flat_map(|v| dims.all_of(*v)).collect())
+            .collect();
+        // A pair is transferred in one step, so nothing flows into its second instruction:
+        // what dies there (last read by the first half) dies after the pair.
+        for &k in &pairs_at {
+            if k + 2 < dying_guards.len() {
+                let g = std::mem::take(&mut dying_guards[k + 1]);
+                dying_guards[k + 2].extend(g);
+                let d = std::mem::take(&mut dying_dims[k + 1]);
+                dying_dims[k + 2].extend(d);
+            }
+        }
+        for (h, d) in dead::dead_at_heads(f, &c.cfg, &pinned) {
+            dead_dims.insert(
+                h,
+                d.vars
+                    .iter()
+                    .flat_map(|v| dims.all_of(*v))
+                    .collect::<Vec<Dim>>(),
+            );
+            let keep = |g: &GuardId| *g != c.old_ret && *g != c.new_ret;
+            dead_guards.insert(h, d.guards.into_iter().filter(keep).collect());
+        }
+        Ok(Analyzer {
+            c,
+            f,
+            opts,
+            dims,
+            dim_pairs,
+            states: vec![None; n + 1],
+            contrib: HashMap::new(),
+            head_iters: HashMap::new(),
+            canon_points,
+            diff_at: c.diff_points.iter().map(|d| d.pos.index()).collect(),
+            pairs_at,
+            clobber_old,
+            clobber_new,
+            globals_old,
+            globals_new,
+            congruent_helpers: congruent_helpers(c),
+            stats: Stats::default(),
+            notes: vec![],
+            budget,
+            dead_dims,
+            dead_guards,
+            dying_dims,
+            dying_guards,
+        })
+    }
+
+    fn initial(&self) -> Result<State> {
+        let mut data = self
+            .opts
+            .domain
+            .top_budgeted(self.dims.len(), self.budget.op_budget())
+            .map_err(derr)?;
+        for d in 0..self.dims.len() {
+            if self.dims.ty_of(&self.f.func, d).is_float() {
+                data.set_integer(d, false).map_err(derr)?;
+            }
+        }
+        // Inputs start equal; the copies remember them; inputs lie in their types' ranges.
+        // Aggregates do so cell by cell.
+        let parts = |v: Option<VarId>| -> Vec<(String, Dim, CType)> {
+            let Some(v) = v else { return vec![] };
+            if let Some(d) = self.dims.of(v) {
+                return vec![(String::new(), d, self.f.func.var(v).ty.clone())];
+            }
+            self.dims
+                .cells(v)
+                .into_iter()
+                .flatten()
+                .map(|c| (c.path.clone(), c.dim, c.ty.clone()))
+                .collect()
+        };
+        for inp in &self.c.inputs {
+            let (po, pn, pc) = (parts(inp.old), parts(inp.new), parts(Some(inp.copy)));
+            for part in po.iter().chain(&pn).chain(&pc) {
+                let (path, d, ty) = part;
+                // Cells of aggregates go without: dozens of bounded dimensions make a polyhedron
+                // a box with exponentially many vertices, and a range is precision, not
+                // soundness (a wrapping result is checked against its type where it is stored).
+                if !wraps(ty, self.opts.overflow) || !path.is_empty() {
+                    continue;
+                }
+                if let Some((lo, hi)) = type_range(ty) {
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Ge, lo, self.budget)?;
+                    meet(&mut data, &[(1, *d)], ConstraintKind::Le, hi, self.budget)?;
+                }
+            }
+            // The copy remembers the old side (or the only side); the new side starts equal
+            // only when the input is known to be shared.
+            let first = if po.is_empty() { &pn } else { &po };
+            let find = |xs: &[(String, Dim, CType)], path: &str, ty: &CType| {
+                xs.iter()
+                    .find(|(p, _, t)| p == path && t == ty)
+                    .map(|x| x.1)
+            };
+            for (path, d, ty) in first {
+                if let Some(c) = find(&pc, path, ty) {
+                    meet(
+                        &mut data,
+                        &[(1, *d), (-1, c)],
+                        ConstraintKind::Eq,
+                        0,
+                        self.budget,
+                    )?;
+                }
+            }
+            if inp.equal && !po.is_empty() {
+                for (path, d, ty) in &po {
+                    if let Some(n) = find(&pn, path, ty) {
+                        meet(
+                            &mut data,
+                            &[(1, *d), (-1, n)],
+                            ConstraintKind::Eq,
+                            0,
+                            self.budget,
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(vec![Sub {
+            ctx: Ctx::new(),
+            data,
+        }])
+    }
+
+    fn check_time(&self) -> Result<()> {
+        self.budget.check()?;
+        if self.stats.transfers > MAX_TRANSFERS {
+            return Err(Error::stopped(Stop::Size, "analysis step budget exhausted"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn run(&mut self) -> Result<()> {
+        let n = self.f.instrs.len();
+        self.states[0] = Some(self.initial()?);
+        let mut work: BTreeSet<usize> = BTreeSet::new();
+        work.insert(0);
+        while let Some(p) = work.pop_first() {
+            self.check_time()?;
+            if p >= n {
+                continue;
+            }
+            let Some(state) = self.states[p].clone() else {
+                continue;
+            };
+            let state = self.prepare(p, state)?;
+            if tracing::enabled!(tracing::Level::TRACE) {
+                for x in &state {
+                    tracing::trace!(ctx = ?x.ctx, data = ?x.data.to_strings(&self.dims.names), "sub-state");
+                }
+            }
+            tracing::debug!(
+                pos = p,
+                substates = state.len(),
+                instr = ?self.f.instrs[p].kind,
+                "worklist step"
+            );
+            self.stats.transfers += 1;
+            self.stats.max_substates = self.stats.max_substates.max(state.len());
+            let t0 = Instant::now();
+            let paired = self.pairs_at.contains(&p);
+            let (fall, jump, next) = if paired {
+                (self.transfer_pair(p, &state)?, None, p + 2)
+            } else {
+                let (f, j) = self.transfer(p, &state)?;
+                (f, j, p + 1)
+            };
+            tracing::debug!(ms = t0.elapsed().as_millis(), "transfer");
+            let mut fall = fall;
+            if let Some((t, js)) = jump {
+                if t == next {
+                    // A jump to the next instruction: both edges arrive from here, as one
+                    // contribution (recorded separately, one would replace the other).
+                    fall.extend(js);
+                } else if self.propagate(p, t, js)? {
+                    work.insert(t);
+                }
+            }
+            // A pair's successor is reached from its second instruction.
+            if self.propagate(next - 1, next, fall)? {
+                work.insert(next);
+            }
+        }
+        Ok(())
+    }
+
+    /// Canonize at canonization points, and whenever the state grows past the cap.
+    fn prepare(&mut self, p: usize, state: State) -> Result<State> {
+        let pairs = &self.dim_pairs;
+        let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
+            // Away from diff points a guard that is still live selects what runs next; joining
+            // its true and false sub-states would run both, so Join-Equiv keeps them apart there.
+            let canon = match self.opts.canon {
+                Canon::JoinEquiv if !self.diff_at.contains(&p) => Canon::None,
+                c => c,
+            };
+            state::canonize(state, canon, pairs, self.budget)?
+        } else {
+            state
+        };
+        if s.len() > self.opts.max_substates {
+            // Coarsest last: sub-states that agree on the live guards and the equivalences
+            // first (what a guard selects stays exact), then on the equivalences alone.
+            self.stats.forced_canonizations += 1;
+            for c in [Canon::None, Canon::JoinEquiv, Canon::JoinAll] {
+                s = state::canonize(s, c, pairs, self.budget)?;
+                if s.len() <= self.opts.max_substates {
+                    break;
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// Record the state flowing along `from → to`; returns whether `to` must be (re)processed.
+    fn propagate(&mut self, from: usize, to: usize, mut s: State) -> Result<bool> {
+        // What dies on the way is forgotten, so stale values neither split nor slow states.
+        let (dd, dg) = (&self.dying_dims[to], &self.dying_guards[to]);
+        if !dd.is_empty() || !dg.is_empty() {
+            for sub in s.iter_mut() {
+                for &d in dd {
+                    sub.data.s_forget(d, self.budget)?;
+                }
+                for g in dg {
+                    sub.ctx.remove(g);
+                }
+            }
+        }
+        let n_preds = self.c.cfg.preds(Pos::new(to)).len();
+        let head = self.c.cfg.is_loop_head(Pos::new(to));
+        if n_preds <= 1 && !head {
+            self.states[to] = Some(s);
+            return Ok(true);
+        }
+        self.contrib.insert((from, to), s);
+        let mut union: State = vec![];
+        for p in self.c.cfg.preds(Pos::new(to)).iter().map(|p| p.index()) {
+            if let Some(c) = self.contrib.get(&(p, to)) {
+                union.extend(c.iter().cloned());
+            }
+        }
+        if !head {
+            let canon = if self.opts.canon == Canon::None {
+                Canon::None
+            } else {
+                self.opts.canon
+            };
+            let u = if self.opts.canon_point == CanonPoint::Join {
+                state::canonize(union, canon, &self.dim_pairs, self.budget)?
+            } else {
+                state::prune(union, self.budget)?
+            };
+            self.states[to] = Some(u);
+            return Ok(true);
+        }
+        // Loop head: forget what the loop body overwrites before reading, then make the state
+        // canonical by guards and equivalences so widening pairs sub-states up.
+        if let (Some(dd), Some(dg)) = (self.dead_dims.get(&to), self.dead_guards.get(&to)) {
+            for s in union.iter_mut() {
+                for &d in dd {
+                    s.data.s_forget(d, self.budget)?;
+                }
+                for g in dg {
+                    s.ctx.remove(g);
+                }
+            }
+        }
+        let iters = self.head_iters.entry(to).or_insert(0);
+        *iters += 1;
+        let iters = *iters;
+        let key_canon = if iters > MAX_HEAD_ITERS {
+            Canon::JoinAll
+        } else {
+            Canon::None
+        };
+        let mut new = state::canonize(union, key_canon, &self.dim_pairs, self.budget)?;
+        if new.len() > self.opts.max_substates {
+            new = state::canonize(new, Canon::JoinAll, &self.dim_pairs, self.budget)?;
+        }
+        let Some(old) = self.states[to].clone() else {
+            self.states[to] = Some(new);
+            return Ok(true);
+        };
+        if state::leq(&new, &old, self.budget)? {
+            return Ok(false);
+        }
+        let next = if iters > self.opts.widen_delay {
+            self.stats.widenings += 1;
+            let mut w = state::widen(&old, new, key_canon, &self.dim_pairs, self.budget)?;
+            if w.len() > self.opts.max_substates {
+                w = state::canonize(w, Canon::JoinAll, &self.dim_pairs, self.budget)?;
+            }
+            w
+        } else {
+            new
+        };
+        self.states[to] = Some(next);
+        Ok(true)
+    }
+
+    pub(super) fn semantics(&self) -> Semantics {
+        Semantics {
+            overflow: self.opts.overflow,
+            floats: self.opts.floats,
+        }
+    }
+}
+
+fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
+    matches!(
+        (a, b),
+        (InstrKind::SetGuard(..), InstrKind::SetGuard(..))
+            | (
+                InstrKind::Assign(Place::Var(_), _),
+                InstrKind::Assign(Place::Var(_), _)
+            )
+            | (
+                InstrKind::Call {
+                    dest: Some(Place::Var(_)),
+                    ..
+                },
+                InstrKind::Call {
+                    dest: Some(Place::Var(_)),
+                    ..
+                }
+            )
+    )
+}
+
+/// Corresponding locations as dimension pairs: paired scalar variables, and the cells of paired
+/// aggregates that have the same path and type in both.
+fn dim_pairs(c: &Correlated, dims: &Dims) -> Vec<(Dim, Dim)> {
+    let mut out = vec![];
+    for p in &c.pairs {
+        if let (Some(a), Some(b)) = (dims.of(p.old), dims.of(p.new)) {
+            out.push((a, b));
+        } else if let (Some(a), Some(b)) = (dims.cells(p.old), dims.cells(p.new)) {
+            out.extend(locs::pair_cells(a, b).0.into_iter().map(|(x, y, _)| (x, y)));
+        }
+    }
+    out
+}

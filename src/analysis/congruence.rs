@@ -1,0 +1,221 @@
+//! Congruence: when an old and a new computation provably give the same value.
+//!
+//! Takes a sub-state and a pair of expressions (or the matched pair of instructions at a
+//! position); gives whether they are equal there — linear and entailed equal, or the same pure
+//! expression over pairwise-equal variables — and which helpers are congruent (identical in both
+//! versions, no globals, no pointer parameters, no calls: equal arguments give equal results).
+//! The transfer of matched pairs uses it, and so do Δ and termination through [`equal_exprs`].
+
+use std::collections::HashSet;
+
+use dizy_domains::{ConstraintKind, LinConstraint, LinExpr};
+
+use super::analyzer::Analyzer;
+use super::locs::Dims;
+use super::options::Semantics;
+use super::state::{Soft, Sub};
+use super::translate::Tr;
+use crate::correlate::{Correlated, Side};
+use crate::diag::Result;
+use crate::gcl::{GclFunction, InstrKind};
+use crate::ir::{Callee, Expr, ExprKind, VarKind};
+use crate::limits::Budget;
+
+impl Analyzer<'_> {
+    /// Whether the pair at `p` computes its result from pairwise-equal values.
+    pub(super) fn congruent(&self, p: usize, s: &Sub) -> Result<bool> {
+        let (a, b) = (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind);
+        let (ea, eb): (Vec<&Expr>, Vec<&Expr>) = match (a, b) {
+            (InstrKind::Assign(_, x), InstrKind::Assign(_, y)) => (vec![x], vec![y]),
+            (InstrKind::SetGuard(_, x), InstrKind::SetGuard(_, y)) => (vec![x], vec![y]),
+            (
+                InstrKind::Call {
+                    callee: Callee::Direct(fa),
+                    args: xa,
+                    ..
+                },
+                InstrKind::Call {
+                    callee: Callee::Direct(fb),
+                    args: ya,
+                    ..
+                },
+            ) => {
+                let same = fa == fb || *fb == format!("{fa}'");
+                let extern_ok = fa == fb && !self.c.program.functions.iter().any(|f| f.name == *fa);
+                if !same
+                    || !(extern_ok || self.congruent_helpers.contains(fa))
+                    || xa.len() != ya.len()
+                {
+                    return Ok(false);
+                }
+                (xa.iter().collect(), ya.iter().collect())
+            }
+            _ => return Ok(false),
+        };
+        for (x, y) in ea.iter().zip(eb.iter()) {
+            if !self.equal_exprs(x, y, s)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether an old and a new expression provably have the same value in `s`: linear and
+    /// entailed equal, or the same pure expression over pairwise-equal variables.
+    pub(super) fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+        equal_exprs(self.c, &self.dims, self.semantics(), x, y, s, self.budget)
+    }
+}
+
+/// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
+pub fn equal_exprs(
+    c: &Correlated,
+    dims: &Dims,
+    sem: Semantics,
+    x: &Expr,
+    y: &Expr,
+    s: &Sub,
+    budget: &Budget,
+) -> Result<bool> {
+    let tr = Tr {
+        dims,
+        func: &c.product().func,
+        ctx: &s.ctx,
+        data: &s.data,
+        overflow: sem.overflow,
+        floats: sem.floats,
+        budget,
+    };
+    if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
+        if let Some(diff) = a.checked_sub(&b) {
+            if s.data
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), tr.budget)?
+            {
+                return Ok(true);
+            }
+        }
+    }
+    same_pure(c, &tr, x, y, s)
+}
+
+/// The same expression tree over variables proven pairwise equal (no memory reads).
+fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    let dims = tr.dims;
+    if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) {
+        return Ok(false);
+    }
+    Ok(match (&x.kind, &y.kind) {
+        (ExprKind::Int(a), ExprKind::Int(b)) => a == b,
+        (ExprKind::Guard(a), ExprKind::Guard(b)) => {
+            matches!((s.ctx.get(a), s.ctx.get(b)), (Some(x), Some(y)) if x == y)
+        }
+        (ExprKind::Str(a), ExprKind::Str(b)) => {
+            let st = &c.program.program.strings;
+            st.get(a.index()).is_some() && st.get(a.index()) == st.get(b.index())
+        }
+        (ExprKind::FuncAddr(a), ExprKind::FuncAddr(b)) => {
+            // The same external function, or a helper both versions define identically.
+            a == b || (*b == format!("{a}'") && congruent_helpers(c).contains(a))
+        }
+        (ExprKind::Float(a), ExprKind::Float(b)) => a.to_bits() == b.to_bits(),
+        (ExprKind::Var(a), ExprKind::Var(b)) => {
+            let paired = c.pairs.iter().any(|p| p.old == *a && p.new == *b);
+            if !paired {
+                return Ok(false);
+            }
+            match (dims.of(*a), dims.of(*b)) {
+                (Some(da), Some(db)) => {
+                    let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
+                    s.data
+                        .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
+                }
+                _ => false,
+            }
+        }
+        (ExprKind::Load(a), ExprKind::Load(b)) => match (tr.dim_of_place(a), tr.dim_of_place(b)) {
+            (Some(da), Some(db)) => {
+                let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
+                s.data
+                    .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
+            }
+            _ => false,
+        },
+        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
+        (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
+        (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {
+            (o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?)
+                // Commuted or mirrored operands: `a & b` against `b & a`, `x < y` against `y > x`.
+                || (o1.swapped() == Some(*o2)
+                    && same_pure(c, tr, a1, b2, s)?
+                    && same_pure(c, tr, b1, a2, s)?)
+        }
+        (ExprKind::Logic(o1, a1, b1), ExprKind::Logic(o2, a2, b2)) => {
+            o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?
+        }
+        _ => false,
+    })
+}
+
+/// Helpers defined in both versions with identical code, no globals and no pointer
+/// parameters: equal arguments give equal results.
+pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let funcs = &c.program.functions;
+    for f in funcs {
+        if c.function_side(&f.name) != Side::Old {
+            continue;
+        }
+        let Some(g) = funcs.iter().find(|x| x.name == format!("{}'", f.name)) else {
+            continue;
+        };
+        let no_globals = |h: &GclFunction| {
+            h.func
+                .vars
+                .iter()
+                .all(|v| !matches!(v.kind, VarKind::Global(_)))
+        };
+        let no_ptrs = |h: &GclFunction| {
+            h.func
+                .params
+                .iter()
+                .all(|p| !h.func.var(*p).ty.is_pointer())
+        };
+        let no_calls = |h: &GclFunction| {
+            h.instrs
+                .iter()
+                .all(|i| !matches!(i.kind, InstrKind::Call { .. }))
+        };
+        if no_globals(f)
+            && no_globals(g)
+            && no_ptrs(f)
+            && no_calls(f)
+            && no_calls(g)
+            && same_code(f, g)
+        {
+            out.insert(f.name.clone());
+        }
+    }
+    out
+}
+
+/// Identical GCL up to the tag (compared through the printed form of each instruction).
+fn same_code(a: &GclFunction, b: &GclFunction) -> bool {
+    if a.instrs.len() != b.instrs.len() || a.func.vars.len() != b.func.vars.len() {
+        return false;
+    }
+    a.instrs
+        .iter()
+        .zip(&b.instrs)
+        .all(|(x, y)| x.guard == y.guard && same_kind(&x.kind, &y.kind))
+        && a.func
+            .vars
+            .iter()
+            .zip(&b.func.vars)
+            .all(|(x, y)| x.name == y.name && x.ty == y.ty)
+}
+
+fn same_kind(a: &InstrKind, b: &InstrKind) -> bool {
+    // Variables and guards share indices between the two copies (they are the same function
+    // body, each in its own frame), so structural equality is the right test.
+    a == b
+}

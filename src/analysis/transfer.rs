@@ -1,0 +1,430 @@
+//! Transfer functions: what one instruction, or a matched pair, does to a state.
+//!
+//! Takes a sub-state and a product instruction; gives the sub-states after it (DIZY Table 1):
+//! a guard assignment splits by the condition and its negation, a guarded instruction applies
+//! where its guard holds and splits where it is unknown, assignments go through the numeric
+//! domain with wrapping types kept in range, and memory the analysis does not track (pointers,
+//! calls) is forgotten. Called by the fixpoint in `analyzer`; [`eval_guard`] is also how Δ and
+//! termination tell which version runs an instruction in a sub-state.
+
+use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr};
+
+use super::analyzer::Analyzer;
+use super::locs::Resolved;
+use super::options::Floats;
+use super::state::{Ctx, Soft, State, Sub};
+use super::translate::{type_range, wraps, Tr};
+use crate::correlate::{Side, PURE_FUNCTIONS};
+use crate::diag::{Error, Result, Stop};
+use crate::gcl::{Guard, InstrKind};
+use crate::ir::{CType, Callee, Expr, ExprKind, Place, Pos, VarId};
+use crate::limits::Budget;
+
+/// Outcome of a guard under a guard valuation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Tri {
+    True,
+    False,
+    Unknown,
+}
+
+/// The value of guard `g` under valuation `ctx` (unknown when a literal is not valued).
+pub fn eval_guard(g: &Guard, ctx: &Ctx) -> Tri {
+    let mut unknown = false;
+    for l in &g.0 {
+        match ctx.get(&l.guard) {
+            Some(v) if *v != l.positive => return Tri::False,
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    if unknown {
+        Tri::Unknown
+    } else {
+        Tri::True
+    }
+}
+
+/// The part of `s` where guard `g` holds (unknown literals assumed true).
+fn assume_guard(s: &Sub, g: &Guard) -> Sub {
+    let mut s = s.clone();
+    for l in &g.0 {
+        s.ctx.insert(l.guard, l.positive);
+    }
+    s
+}
+
+impl Analyzer<'_> {
+    fn side_of_pos(&self, p: usize) -> Side {
+        self.c.origin(Pos::new(p)).side
+    }
+
+    /// Fallthrough state and, for a jump, the target and the state taking it.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn transfer(
+        &mut self,
+        p: usize,
+        state: &State,
+    ) -> Result<(State, Option<(usize, State)>)> {
+        let ins = &self.f.instrs[p];
+        if let Some(t) = self.c.cfg.target(Pos::new(p)).map(|t| t.index()) {
+            let mut taken = vec![];
+            let mut fall = vec![];
+            for s in state {
+                match eval_guard(&ins.guard, &s.ctx) {
+                    Tri::True => taken.push(s.clone()),
+                    Tri::False => fall.push(s.clone()),
+                    Tri::Unknown => {
+                        taken.push(assume_guard(s, &ins.guard));
+                        fall.push(s.clone());
+                    }
+                }
+            }
+            return Ok((fall, Some((t, taken))));
+        }
+        let mut out = vec![];
+        for s in state {
+            match eval_guard(&ins.guard, &s.ctx) {
+                Tri::False => out.push(s.clone()),
+                Tri::True => out.extend(self.apply(p, s.clone())?),
+                Tri::Unknown => {
+                    out.extend(self.apply(p, assume_guard(s, &ins.guard))?);
+                    out.push(s.clone());
+                }
+            }
+        }
+        Ok((out, None))
+    }
+
+    /// A matched pair at `p`, `p + 1`: both transfers, plus congruence where both run on equal
+    /// inputs.
+    pub(super) fn transfer_pair(&mut self, p: usize, state: &State) -> Result<State> {
+        let (io, inew) = (&self.f.instrs[p], &self.f.instrs[p + 1]);
+        let mut out = vec![];
+        for s in state {
+            let both = eval_guard(&io.guard, &s.ctx) == Tri::True
+                && eval_guard(&inew.guard, &s.ctx) == Tri::True;
+            let congruent = both && self.congruent(p, s)?;
+            let (after_old, _) = self.transfer(p, &vec![s.clone()])?;
+            let (after_new, _) = self.transfer(p + 1, &after_old)?;
+            if let (true, InstrKind::SetGuard(go, _), InstrKind::SetGuard(gn, _)) =
+                (congruent, &io.kind, &inew.kind)
+            {
+                // Equal conditions: the two guards take the same value (the mixed pieces are
+                // infeasible even when the condition is beyond the numeric domain).
+                out.extend(
+                    after_new
+                        .into_iter()
+                        .filter(|r| r.ctx.get(go) == r.ctx.get(gn)),
+                );
+                continue;
+            }
+            if congruent {
+                let (dold, dnew) = (dest_var(&io.kind), dest_var(&inew.kind));
+                if let (Some(a), Some(b)) = (
+                    dold.and_then(|v| self.dims.of(v)),
+                    dnew.and_then(|v| self.dims.of(v)),
+                ) {
+                    for mut r in after_new {
+                        meet(
+                            &mut r.data,
+                            &[(1, a), (-1, b)],
+                            ConstraintKind::Eq,
+                            0,
+                            self.budget,
+                        )?;
+                        out.push(r);
+                    }
+                    continue;
+                }
+            }
+            out.extend(after_new);
+        }
+        Ok(out)
+    }
+
+    /// Apply a non-jump instruction to a sub-state whose guard holds.
+    fn apply(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
+        let ins = &self.f.instrs[p];
+        let side = self.side_of_pos(p);
+        match &ins.kind {
+            InstrKind::SetGuard(g, cond) => {
+                let tr = self.tr(&s);
+                let t = tr.cond(cond, true);
+                let f = tr.cond(cond, false);
+                let mut out = vec![];
+                for (val, dnf) in [(true, t), (false, f)] {
+                    let mut base = s.clone();
+                    base.ctx.insert(*g, val);
+                    match dnf {
+                        None => out.push(base),
+                        Some(conjs) => {
+                            for conj in conjs {
+                                let mut piece = base.clone();
+                                piece.data.s_meet_constraints(&conj, self.budget)?;
+                                if !piece.data.s_is_bottom(self.budget)? {
+                                    out.push(piece);
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            InstrKind::Assign(place, e) => match self.resolve(&s, place) {
+                Resolved::Scalar(d) => {
+                    let ty = self.f.func.place_ty(place);
+                    self.assign(s, d, &ty, e)
+                }
+                Resolved::Cells(dst) => {
+                    self.copy_aggregate(&mut s, &dst, e)?;
+                    Ok(vec![s])
+                }
+                Resolved::Some(ds) => {
+                    for d in ds {
+                        s.data.s_forget(d, self.budget)?;
+                    }
+                    Ok(vec![s])
+                }
+                Resolved::Untracked => {
+                    if place.root_var().is_none() {
+                        self.clobber(&mut s, side, true)?;
+                    }
+                    Ok(vec![s])
+                }
+            },
+            InstrKind::Havoc(place) => {
+                self.forget_place(&mut s, place, side)?;
+                Ok(vec![s])
+            }
+            InstrKind::ZeroFill(place) => {
+                let res = self.resolve(&s, place);
+                let dims: Vec<Dim> = match res {
+                    Resolved::Scalar(d) => vec![d],
+                    Resolved::Cells(cs) => cs.into_iter().map(|x| x.1).collect(),
+                    _ => return self.forget_place(&mut s, place, side).map(|_| vec![s]),
+                };
+                for d in dims {
+                    if self.ieee() && self.dims.ty_of(&self.f.func, d).is_float() {
+                        s.data.s_forget(d, self.budget)?;
+                    } else {
+                        s.data
+                            .s_assign_linear(d, &LinExpr::constant(0), self.budget)?;
+                    }
+                }
+                Ok(vec![s])
+            }
+            InstrKind::Call { dest, callee, args } => {
+                let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(self.c.source_name(n)));
+                let pointers = args.iter().any(|a| a.ty.is_pointer());
+                if !pure {
+                    self.clobber(&mut s, side, pointers)?;
+                }
+                if let Some(d) = dest {
+                    self.forget_place(&mut s, d, side)?;
+                    if let Resolved::Scalar(dim) = self.resolve(&s, d) {
+                        let ty = self.f.func.place_ty(d);
+                        let range = type_range(&ty).filter(|_| wraps(&ty, self.opts.overflow));
+                        if let Some((lo, hi)) = range {
+                            meet(
+                                &mut s.data,
+                                &[(1, dim)],
+                                ConstraintKind::Ge,
+                                lo,
+                                self.budget,
+                            )?;
+                            meet(
+                                &mut s.data,
+                                &[(1, dim)],
+                                ConstraintKind::Le,
+                                hi,
+                                self.budget,
+                            )?;
+                        }
+                    }
+                }
+                Ok(vec![s])
+            }
+            InstrKind::Goto(_) => Ok(vec![s]),
+        }
+    }
+
+    /// Forget what a call or a store through a pointer may change on one side.
+    fn clobber(&self, s: &mut Sub, side: Side, address_taken: bool) -> Result<()> {
+        let dims = match (side, address_taken) {
+            (Side::Old, true) => &self.clobber_old,
+            (Side::Old, false) => &self.globals_old,
+            (_, true) => &self.clobber_new,
+            (_, false) => &self.globals_new,
+        };
+        for &d in dims {
+            s.data.s_forget(d, self.budget)?;
+        }
+        Ok(())
+    }
+
+    fn ieee(&self) -> bool {
+        self.opts.floats == Floats::Ieee
+    }
+
+    /// A translator for expressions in sub-state `s`.
+    fn tr<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
+        Tr {
+            dims: &self.dims,
+            func: &self.f.func,
+            ctx: &s.ctx,
+            data: &s.data,
+            overflow: self.opts.overflow,
+            floats: self.opts.floats,
+            budget: self.budget,
+        }
+    }
+
+    /// What `place` denotes in `s` (an index known to have one value there counts as a
+    /// constant).
+    fn resolve(&self, s: &Sub, place: &Place) -> Resolved {
+        let tr = self.tr(s);
+        self.dims
+            .resolve(&self.f.func, place, &|e| tr.single_value(e))
+    }
+
+    /// Forget every tracked value `place` may denote; a place reached through a pointer may
+    /// be any address-taken object or global of that version.
+    fn forget_place(&self, s: &mut Sub, place: &Place, side: Side) -> Result<()> {
+        match self.resolve(s, place) {
+            Resolved::Scalar(d) => s.data.s_forget(d, self.budget)?,
+            Resolved::Cells(cs) => {
+                for (_, d) in cs {
+                    s.data.s_forget(d, self.budget)?;
+                }
+            }
+            Resolved::Some(ds) => {
+                for d in ds {
+                    s.data.s_forget(d, self.budget)?;
+                }
+            }
+            Resolved::Untracked => {
+                if place.root_var().is_none() {
+                    self.clobber(s, side, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `dst := e` for an aggregate destination: cell by cell from a tracked aggregate of the
+    /// same layout, otherwise every cell of the destination becomes unknown.
+    fn copy_aggregate(&self, s: &mut Sub, dst: &[(u64, Dim)], e: &Expr) -> Result<()> {
+        let src = match &e.kind {
+            ExprKind::Var(w) => self.resolve(s, &Place::Var(*w)),
+            ExprKind::Load(p) => self.resolve(s, p),
+            _ => Resolved::Untracked,
+        };
+        let same_layout = |src: &[(u64, Dim)]| {
+            src.len() == dst.len()
+                && src.iter().zip(dst).all(|((a, x), (b, y))| {
+                    a == b && self.dims.ty_of(&self.f.func, *x) == self.dims.ty_of(&self.f.func, *y)
+                })
+        };
+        match src {
+            Resolved::Cells(src) if same_layout(&src) => {
+                for ((_, from), (_, to)) in src.iter().zip(dst) {
+                    if from != to {
+                        s.data
+                            .s_assign_linear(*to, &LinExpr::var(*from), self.budget)?;
+                    }
+                }
+            }
+            _ => {
+                for (_, d) in dst {
+                    s.data.s_forget(*d, self.budget)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `d := e`, where `d` holds a value of type `ty`.
+    fn assign(&mut self, mut s: Sub, d: Dim, ty: &CType, e: &Expr) -> Result<Vec<Sub>> {
+        let ty = ty.clone();
+        // A truth value: split so each piece knows which (keeps `r = a < b` precise).
+        if is_truth_valued(e) {
+            let tr = self.tr(&s);
+            if let (Some(t), Some(f)) = (tr.cond(e, true), tr.cond(e, false)) {
+                let mut out = vec![];
+                for (val, conjs) in [(1, t), (0, f)] {
+                    for conj in conjs {
+                        let mut piece = s.clone();
+                        piece.data.s_meet_constraints(&conj, self.budget)?;
+                        if piece.data.s_is_bottom(self.budget)? {
+                            continue;
+                        }
+                        piece
+                            .data
+                            .s_assign_linear(d, &LinExpr::constant(val), self.budget)?;
+                        out.push(piece);
+                    }
+                }
+                return Ok(out);
+            }
+        }
+        let x = self.tr(&s).expr(e);
+        s.data.s_assign_expr(d, &x, self.budget)?;
+        // Wrapping types: a result outside the range is not the C value.
+        if wraps(&ty, self.opts.overflow) {
+            if let Some((lo, hi)) = type_range(&ty) {
+                let b = s.data.s_bounds(&LinExpr::var(d), self.budget)?;
+                if !b.is_empty()
+                    && (b.lower < dizy_domains::Bound::int(lo)
+                        || b.upper > dizy_domains::Bound::int(hi))
+                {
+                    s.data.s_forget(d, self.budget)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
+                    meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
+                }
+            }
+        }
+        Ok(vec![s])
+    }
+}
+
+/// `Σ aᵢ·dᵢ  kind  -c` … i.e. meet `Σ aᵢ·dᵢ - c kind 0` with `c` on the right-hand side.
+pub(super) fn meet(
+    data: &mut AnyDomain,
+    terms: &[(i128, Dim)],
+    kind: ConstraintKind,
+    rhs: i128,
+    b: &Budget,
+) -> Result<()> {
+    let e = LinExpr::from_terms(terms, rhs.checked_neg().unwrap_or(i128::MAX))
+        .ok_or_else(|| Error::stopped(Stop::Size, "constraint coefficient overflow"))?;
+    data.s_meet_constraint(&LinConstraint::new(e, kind), b)
+}
+
+fn is_truth_valued(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Binary(op, ..) => matches!(
+            op,
+            crate::ir::BinOp::Eq
+                | crate::ir::BinOp::Ne
+                | crate::ir::BinOp::Lt
+                | crate::ir::BinOp::Le
+                | crate::ir::BinOp::Gt
+                | crate::ir::BinOp::Ge
+        ),
+        ExprKind::Logic(..) | ExprKind::Unary(crate::ir::UnOp::LogNot, _) => true,
+        ExprKind::Cast(x) if e.ty == CType::Bool => !x.ty.is_float(),
+        _ => false,
+    }
+}
+
+fn dest_var(k: &InstrKind) -> Option<VarId> {
+    match k {
+        InstrKind::Assign(Place::Var(v), _) => Some(*v),
+        InstrKind::Call {
+            dest: Some(Place::Var(v)),
+            ..
+        } => Some(*v),
+        _ => None,
+    }
+}

@@ -1,0 +1,423 @@
+//! Statement execution of the interpreter: frames, instructions, calls and library builtins.
+//!
+//! Takes an [`Interp`] with a frame pushed by [`Interp::call`]; gives the bottom frame's return
+//! value after running the instructions of every frame in order (guards decide whether each
+//! executes, `goto` jumps), pushing a frame for a call of a defined function and running the
+//! known library functions natively. Frames live on the interpreter's own stack, so recursion
+//! depth is bounded by [`super::MAX_CALL_DEPTH`], not by the Rust stack. Expressions are
+//! evaluated by `eval`, memory by `memory`.
+
+use super::eval::{as_addr, is_aggregate, norm, scalar_from_bytes, truthy};
+use super::memory::{decode, encode, Desc, MemErr, Ptr};
+use super::{Data, Frame, Interp, RetVal, RunError, Value, MAX_CALL_DEPTH};
+use crate::gcl::{GclFunction, InstrKind};
+use crate::ir::{CType, Callee, Expr, Place, VarKind};
+
+impl<'a> Interp<'a> {
+    /// Drop every frame left by an aborted run.
+    pub(super) fn unwind(&mut self) {
+        while let Some(fr) = self.frames.pop() {
+            self.free_frame(&fr);
+        }
+    }
+
+    fn free_frame(&mut self, fr: &Frame) {
+        let f = &self.prog.functions[fr.func];
+        for (v, &id) in f.func.vars.iter().zip(&fr.objs) {
+            if !matches!(v.kind, VarKind::Global(_)) {
+                self.mem.free(id);
+            }
+        }
+    }
+
+    pub(super) fn push_frame(&mut self, fi: usize, argv: Vec<Data>) -> Result<(), RunError> {
+        let prog = self.prog;
+        let gf = &prog.functions[fi];
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(RunError::Depth {
+                limit: MAX_CALL_DEPTH,
+                line: self.line,
+            });
+        }
+        let mut objs = Vec::with_capacity(gf.func.vars.len());
+        for (i, v) in gf.func.vars.iter().enumerate() {
+            let id = match v.kind {
+                VarKind::Global(g) => match self.globals.get(g.index()) {
+                    Some(&id) => id,
+                    None => return self.unsupported(format!("unknown global `{}`", v.name)),
+                },
+                _ => {
+                    let size = self.size_of(&v.ty);
+                    match self.mem.alloc(
+                        Desc::Var {
+                            func: fi as u32,
+                            var: i as u32,
+                        },
+                        size,
+                        false,
+                    ) {
+                        Ok(id) => id,
+                        Err(e) => {
+                            let err = self.mem_err(e);
+                            let fr = Frame {
+                                func: fi,
+                                pc: 0,
+                                objs,
+                                guards: Vec::new(),
+                            };
+                            self.free_frame(&fr);
+                            return Err(err);
+                        }
+                    }
+                }
+            };
+            objs.push(id);
+        }
+        let frame = Frame {
+            func: fi,
+            pc: 0,
+            objs,
+            guards: vec![false; gf.guards.len()],
+        };
+        // Parameters are initialized from the arguments before the callee runs.
+        for (p, a) in gf.func.params.iter().zip(argv) {
+            let ty = &gf.func.var(*p).ty;
+            let addr = encode(frame.objs[p.index()], 0);
+            let r = match a {
+                Data::Scalar(v) => match self.convert(v, ty) {
+                    Ok(v) => self.store(addr, ty, v),
+                    Err(e) => Err(e),
+                },
+                Data::Agg(b, i) => self.mem.write(addr, &b, &i).map_err(|e| self.mem_err(e)),
+            };
+            if let Err(e) = r {
+                self.free_frame(&frame);
+                return Err(e);
+            }
+        }
+        self.frames.push(frame);
+        Ok(())
+    }
+
+    /// Run until the bottom frame returns.
+    pub(super) fn exec(&mut self) -> Result<RetVal, RunError> {
+        let prog = self.prog;
+        loop {
+            let Some(fr) = self.frames.last_mut() else {
+                return Ok(RetVal::Void);
+            };
+            let gf: &'a GclFunction = &prog.functions[fr.func];
+            if fr.pc >= gf.instrs.len() {
+                let ret = self.finish_call()?;
+                if self.frames.is_empty() {
+                    return Ok(ret);
+                }
+                self.deliver(ret, gf)?;
+                continue;
+            }
+            let ins = &gf.instrs[fr.pc];
+            fr.pc += 1;
+            self.steps += 1;
+            if self.steps > self.budget {
+                return Err(RunError::Budget { steps: self.budget });
+            }
+            let holds =
+                ins.guard.0.iter().all(|l| {
+                    fr.guards.get(l.guard.index()).copied().unwrap_or(false) == l.positive
+                });
+            if let Some((t, max)) = &mut self.trace {
+                if self.frames.len() == 1 && t.len() < *max {
+                    t.push(((self.frames[0].pc - 1) as u32, holds));
+                }
+            }
+            if !holds {
+                continue;
+            }
+            self.line = ins.line.0;
+            match &ins.kind {
+                InstrKind::SetGuard(g, e) => {
+                    let v = truthy(self.eval(e)?);
+                    if let Some(slot) = self
+                        .frames
+                        .last_mut()
+                        .and_then(|f| f.guards.get_mut(g.index()))
+                    {
+                        *slot = v;
+                    }
+                }
+                InstrKind::Goto(l) => {
+                    let Some(&to) = gf.labels.get(l.index()) else {
+                        return self.unsupported("jump to an unknown label");
+                    };
+                    if let Some(f) = self.frames.last_mut() {
+                        f.pc = to;
+                    }
+                }
+                InstrKind::Assign(p, e) => self.assign(p, e)?,
+                InstrKind::Havoc(p) => {
+                    let size = self.size_of(&self.place_ty(p)?);
+                    let a = self.place_addr(p, false)?;
+                    self.mem.havoc(a, size).map_err(|e| self.mem_err(e))?;
+                }
+                InstrKind::ZeroFill(p) => {
+                    let size = self.size_of(&self.place_ty(p)?);
+                    let a = self.place_addr(p, false)?;
+                    self.mem.fill(a, size, 0).map_err(|e| self.mem_err(e))?;
+                }
+                InstrKind::Call { dest, callee, args } => {
+                    self.call_instr(dest.as_ref(), callee, args)?
+                }
+            }
+        }
+    }
+
+    fn assign(&mut self, p: &Place, e: &Expr) -> Result<(), RunError> {
+        let pty = self.place_ty(p)?;
+        if is_aggregate(&pty) {
+            let (b, i) = self.eval_agg(e)?;
+            let a = self.place_addr(p, false)?;
+            self.mem.write(a, &b, &i).map_err(|err| self.mem_err(err))
+        } else {
+            let v = self.eval(e)?;
+            let v = self.convert(v, &pty)?;
+            let a = self.place_addr(p, false)?;
+            self.store(a, &pty, v)
+        }
+    }
+
+    /// Pop the finished frame and take its return value.
+    fn finish_call(&mut self) -> Result<RetVal, RunError> {
+        let prog = self.prog;
+        let Some(fr) = self.frames.pop() else {
+            return Ok(RetVal::Void);
+        };
+        let gf = &prog.functions[fr.func];
+        let ret = match gf.retval {
+            None => Ok(RetVal::Void),
+            Some(rv) => {
+                let ty = gf.func.var(rv).ty.clone();
+                let addr = encode(fr.objs[rv.index()], 0);
+                let size = self.size_of(&ty);
+                if is_aggregate(&ty) {
+                    match self.mem.read(addr, size) {
+                        Ok((b, i)) => Ok(RetVal::Data(Data::Agg(b.to_vec(), i.to_vec()))),
+                        Err(e) => Err(self.mem_err(e)),
+                    }
+                } else {
+                    match self.mem.read_init(addr, size) {
+                        Ok(b) => match scalar_from_bytes(&ty, b) {
+                            Some(v) => Ok(RetVal::Data(Data::Scalar(v))),
+                            None => self.unsupported("return value of unsupported type"),
+                        },
+                        Err(MemErr::Uninit { .. }) => Ok(RetVal::Missing),
+                        Err(e) => Err(self.mem_err(e)),
+                    }
+                }
+            }
+        };
+        if self.frames.is_empty() && !self.observe.is_empty() {
+            self.observed = self.observe_frame(&fr);
+        }
+        self.free_frame(&fr);
+        ret
+    }
+
+    /// Store a callee's return value into the destination of the caller's call instruction.
+    fn deliver(&mut self, ret: RetVal, callee: &GclFunction) -> Result<(), RunError> {
+        let prog = self.prog;
+        let Some(fr) = self.frames.last() else {
+            return Ok(());
+        };
+        let ins = &prog.functions[fr.func].instrs[fr.pc - 1];
+        self.line = ins.line.0;
+        let InstrKind::Call { dest: Some(d), .. } = &ins.kind else {
+            return Ok(());
+        };
+        match ret {
+            RetVal::Data(data) => self.store_data(d, data),
+            RetVal::Missing => self.ub(format!(
+                "the value of `{}` is used, but it reached its end without returning a value",
+                callee.name
+            )),
+            RetVal::Void => self.unsupported(format!(
+                "the result of void function `{}` is used",
+                callee.name
+            )),
+        }
+    }
+
+    fn store_data(&mut self, d: &Place, data: Data) -> Result<(), RunError> {
+        let pty = self.place_ty(d)?;
+        let a = self.place_addr(d, false)?;
+        match data {
+            Data::Scalar(v) => {
+                let v = self.convert(v, &pty)?;
+                self.store(a, &pty, v)
+            }
+            Data::Agg(b, i) => self.mem.write(a, &b, &i).map_err(|e| self.mem_err(e)),
+        }
+    }
+
+    fn call_instr(
+        &mut self,
+        dest: Option<&Place>,
+        callee: &Callee,
+        args: &[Expr],
+    ) -> Result<(), RunError> {
+        let name: String = match callee {
+            Callee::Direct(n) => n.clone(),
+            Callee::Indirect(e) => {
+                let v = self.eval(e)?;
+                match decode(as_addr(v)) {
+                    Ptr::Func(i) => match self.fn_names.get(i as usize) {
+                        Some(n) => n.clone(),
+                        None => return self.ub("call through an invalid function pointer"),
+                    },
+                    Ptr::Null => return self.ub("call through a null function pointer"),
+                    _ => {
+                        return self.ub("call through a pointer that does not point to a function")
+                    }
+                }
+            }
+        };
+        let mut argv = Vec::with_capacity(args.len());
+        for a in args {
+            argv.push(if is_aggregate(&a.ty) {
+                let (b, i) = self.eval_agg(a)?;
+                Data::Agg(b, i)
+            } else {
+                Data::Scalar(self.eval(a)?)
+            });
+        }
+        if let Some(&fi) = self.funcs.get(name.as_str()) {
+            let f = &self.prog.functions[fi].func;
+            if argv.len() < f.params.len() || (argv.len() > f.params.len() && !f.variadic) {
+                return self.ub(format!(
+                    "`{name}` called with {} arguments but takes {}",
+                    argv.len(),
+                    f.params.len()
+                ));
+            }
+            return self.push_frame(fi, argv);
+        }
+        let r = self.builtin(&name, &argv)?;
+        if let Some(d) = dest {
+            self.store_data(d, Data::Scalar(r.0))?;
+        }
+        Ok(())
+    }
+
+    /// Library functions executed natively when the program does not define them.
+    fn builtin(&mut self, name: &str, args: &[Data]) -> Result<(Value, CType), RunError> {
+        let vals: Vec<Value> = args
+            .iter()
+            .map(|a| match a {
+                Data::Scalar(v) => *v,
+                Data::Agg(..) => Value::Int(0),
+            })
+            .collect();
+        let int = |i: usize| match vals.get(i) {
+            Some(Value::Int(x)) => *x,
+            Some(Value::Float(x)) => *x as i128,
+            Some(Value::Double(x)) => *x as i128,
+            None => 0,
+        };
+        let want = |n: usize| -> Result<(), RunError> {
+            if vals.len() == n {
+                Ok(())
+            } else {
+                self.unsupported(format!(
+                    "`{name}` called with {} arguments, expected {n}",
+                    vals.len()
+                ))
+            }
+        };
+        let void_ptr = CType::Ptr(Box::new(CType::Void));
+        match name {
+            "abs" | "labs" | "llabs" => {
+                want(1)?;
+                let bits = if name == "abs" { 32 } else { 64 };
+                let x = norm(int(0), bits, true);
+                if x == -(1i128 << (bits - 1)) {
+                    return self.ub(format!("`{name}` of the most negative value overflows"));
+                }
+                let ty = if bits == 32 { CType::INT } else { CType::LONG };
+                Ok((Value::Int(x.abs()), ty))
+            }
+            "putchar" => {
+                want(1)?;
+                let c = int(0) as u8;
+                self.output.push(c);
+                Ok((Value::Int(i128::from(c)), CType::INT))
+            }
+            "__builtin_expect" => {
+                want(2)?;
+                Ok((Value::Int(norm(int(0), 64, true)), CType::LONG))
+            }
+            "memset" => {
+                want(3)?;
+                let (p, c, n) = (
+                    as_addr(vals[0]),
+                    int(1) as u8,
+                    norm(int(2), 64, false) as u64,
+                );
+                if n > 0 {
+                    self.mem.fill(p, n, c).map_err(|e| self.mem_err(e))?;
+                }
+                Ok((vals[0], void_ptr))
+            }
+            "memcpy" | "memmove" => {
+                want(3)?;
+                let (d, s, n) = (
+                    as_addr(vals[0]),
+                    as_addr(vals[1]),
+                    norm(int(2), 64, false) as u64,
+                );
+                if n > 0 {
+                    let (b, i) = self
+                        .mem
+                        .read(s, n)
+                        .map(|(b, i)| (b.to_vec(), i.to_vec()))
+                        .map_err(|e| self.mem_err(e))?;
+                    self.mem.write(d, &b, &i).map_err(|e| self.mem_err(e))?;
+                }
+                Ok((vals[0], void_ptr))
+            }
+            "strlen" => {
+                want(1)?;
+                let s = as_addr(vals[0]);
+                let mut n = 0u64;
+                loop {
+                    let a = self
+                        .mem
+                        .ptr_add(s, i128::from(n))
+                        .map_err(|e| self.mem_err(e))?;
+                    if self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0] == 0 {
+                        break;
+                    }
+                    n += 1;
+                }
+                Ok((Value::Int(i128::from(n)), CType::ULONG))
+            }
+            "strcmp" => {
+                want(2)?;
+                let (s, t) = (as_addr(vals[0]), as_addr(vals[1]));
+                let mut k = 0i128;
+                loop {
+                    let a = self.mem.ptr_add(s, k).map_err(|e| self.mem_err(e))?;
+                    let b = self.mem.ptr_add(t, k).map_err(|e| self.mem_err(e))?;
+                    let x = self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0];
+                    let y = self.mem.read_init(b, 1).map_err(|e| self.mem_err(e))?[0];
+                    // glibc returns the difference of the first differing bytes (unsigned).
+                    if x != y || x == 0 {
+                        return Ok((Value::Int(i128::from(x) - i128::from(y)), CType::INT));
+                    }
+                    k += 1;
+                }
+            }
+            _ => self.unsupported(format!(
+                "call to external function `{name}` cannot be executed"
+            )),
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! Symbolic witness search, part 2: one path of the correlating program as a z3 bit-vector
+//! formula `WP(f, path) ∧ inputs equal`, and its models as candidate inputs.
+//!
+//! Takes the correlating program, a diff point, a complete path entry → diff point (from
+//! [`super::dfa`]) and a callback that validates a candidate; gives the callback's result for the
+//! first candidate it accepts. The path is encoded forwards in SSA form by [`encode`] (the
+//! weakest precondition of the failure condition along it, instructions and the failure
+//! condition) and [`expr`] (C expressions as bit-vectors); this module keeps the encoding in
+//! incremental solver scopes and turns models into inputs. An unmodelled value can make a model
+//! spurious, which the caller's validation by execution catches.
+//!
+//! Models are asked with small inputs first (|x| ≤ 2^4, 2^8, 2^16, then unbounded) and each one
+//! tried is blocked before the next.
+
+mod encode;
+mod expr;
+
+use std::time::Instant;
+
+use z3::ast::{Ast, Bool, BV};
+use z3::{Context, Model, Params, SatResult, Solver};
+
+use crate::correlate::{Correlated, DiffPoint};
+use crate::ir::CType;
+use crate::witness::dfa::Edge;
+
+#[cfg(test)]
+use encode::width;
+use encode::{signed, Enc};
+
+/// Longest single solver call.
+const CHECK_MS: u128 = 2000;
+/// Magnitude bounds tried before an unbounded model (|x| ≤ 2^k).
+const BOUNDS: [u32; 3] = [4, 8, 16];
+
+/// A bit-vector numeral of a model as a C value (`signed`: two's complement).
+fn numeral(m: &Model, v: &BV, signed: bool) -> Option<i128> {
+    let w = v.get_size();
+    let u: u128 = if w <= 64 {
+        u128::from(m.eval(v, true)?.as_u64()?)
+    } else {
+        let lo = m.eval(&v.extract(63, 0), true)?.as_u64()?;
+        let hi = m.eval(&v.extract(w - 1, 64), true)?.as_u64()?;
+        u128::from(hi) << 64 | u128::from(lo)
+    };
+    let x = u as i128;
+    Some(if signed && w < 128 && (x >> (w - 1)) & 1 == 1 {
+        x - (1i128 << w)
+    } else {
+        x
+    })
+}
+
+/// Solves paths to one diff point incrementally: the solver has one scope per edge of the last
+/// path, so a path sharing a prefix with the previous one reuses its encoding (and what the
+/// solver learnt about it).
+pub(super) struct PathSolver<'ctx, 'a> {
+    ctx: &'ctx Context,
+    /// The failure condition's diff point; `None` asks only for inputs that follow the path.
+    d: Option<&'a DiffPoint>,
+    enc: Enc<'ctx, 'a>,
+    solver: Solver<'ctx>,
+    /// Edges of the encoded prefix, each with the state before it.
+    stack: Vec<(Edge, Vec<Option<BV<'ctx>>>, Vec<Bool<'ctx>>)>,
+    /// The old function's parameters (the candidates' values) and their types.
+    inputs: Vec<(BV<'ctx>, CType)>,
+}
+
+impl<'ctx, 'a> PathSolver<'ctx, 'a> {
+    /// `n_params`: how many of the product's parameters are the old function's.
+    pub fn new(
+        ctx: &'ctx Context,
+        c: &'a Correlated,
+        d: Option<&'a DiffPoint>,
+        n_params: usize,
+    ) -> Option<Self> {
+        let enc = Enc::new(ctx, c);
+        let fun = &c.product().func;
+        let inputs: Vec<(BV<'ctx>, CType)> = fun
+            .params
+            .iter()
+            .zip(&enc.params)
+            .take(n_params)
+            .map(|(p, b)| (b.clone(), fun.var(*p).ty.clone()))
+            .collect();
+        if inputs.len() < n_params {
+            return None;
+        }
+        Some(PathSolver {
+            ctx,
+            d,
+            enc,
+            solver: Solver::new(ctx),
+            stack: vec![],
+            inputs,
+        })
+    }
+
+    fn check(&self, deadline: Instant) -> Option<SatResult> {
+        let left = deadline.checked_duration_since(Instant::now())?.as_millis();
+        let mut p = Params::new(self.ctx);
+        p.set_u32("timeout", left.clamp(1, CHECK_MS) as u32);
+        self.solver.set_params(&p);
+        Some(self.solver.check())
+    }
+
+    /// Make the solver's scopes hold exactly `path`; false when `deadline` passed first (the
+    /// scopes then hold a prefix of it). Long paths (concolic traces of thousands of edges) take
+    /// z3 seconds to assert, so the clock is read between edges.
+    fn load(&mut self, path: &[Edge], deadline: Instant) -> bool {
+        let mut k = 0;
+        while k < self.stack.len() && k < path.len() && self.stack[k].0 == path[k] {
+            k += 1;
+        }
+        if k < self.stack.len() {
+            self.solver.pop((self.stack.len() - k) as u32);
+            let (_, vars, guards) = self.stack.swap_remove(k);
+            self.stack.truncate(k);
+            self.enc.vars = vars;
+            self.enc.guards = guards;
+        }
+        for (n, &e) in path[k..].iter().enumerate() {
+            if n % 16 == 15 && Instant::now() > deadline {
+                return false;
+            }
+            self.stack
+                .push((e, self.enc.vars.clone(), self.enc.guards.clone()));
+            self.solver.push();
+            self.enc.step(e);
+            for fact in self.enc.facts.drain(..) {
+                self.solver.assert(&fact);
+            }
+        }
+        true
+    }
+
+    /// Solve `WP(f, path) ∧ inputs equal` (without a diff point: the path condition alone) and
+    /// offer up to `max_models` models, as values of the old function's parameters in order, to
+    /// `accept`; gives the first thing `accept` returns.
+    pub fn solve<T>(
+        &mut self,
+        path: &[Edge],
+        deadline: Instant,
+        max_models: usize,
+        mut accept: impl FnMut(&[i128]) -> Option<T>,
+    ) -> Option<T> {
+        if !self.load(path, deadline) {
+            return None;
+        }
+        self.solver.push();
+        let found = self.models(deadline, max_models, &mut accept);
+        self.solver.pop(1);
+        found
+    }
+
+    fn models<T>(
+        &mut self,
+        deadline: Instant,
+        max_models: usize,
+        accept: &mut impl FnMut(&[i128]) -> Option<T>,
+    ) -> Option<T> {
+        let ctx = self.ctx;
+        if let Some(d) = self.d {
+            let f = self.enc.failure(d);
+            for fact in self.enc.facts.drain(..) {
+                self.solver.assert(&fact);
+            }
+            self.solver.assert(&f);
+        }
+        if self.check(deadline)? != SatResult::Sat {
+            return None;
+        }
+        for _ in 0..max_models {
+            let mut model = None;
+            for k in BOUNDS {
+                let bounds: Vec<Bool> = self
+                    .inputs
+                    .iter()
+                    .filter_map(|(b, t)| {
+                        let w = b.get_size();
+                        if t.is_float() || w <= k + 1 {
+                            return None;
+                        }
+                        let hi = BV::from_u64(ctx, 1 << k, w);
+                        Some(if signed(t) {
+                            Bool::and(ctx, &[&b.bvsge(&hi.bvneg()), &b.bvsle(&hi)])
+                        } else {
+                            b.bvule(&hi)
+                        })
+                    })
+                    .collect();
+                if bounds.is_empty() {
+                    continue;
+                }
+                self.solver.push();
+                for b in &bounds {
+                    self.solver.assert(b);
+                }
+                if self.check(deadline) == Some(SatResult::Sat) {
+                    model = self.solver.get_model();
+                }
+                self.solver.pop(1);
+                if model.is_some() {
+                    break;
+                }
+            }
+            if model.is_none() && self.check(deadline)? == SatResult::Sat {
+                model = self.solver.get_model();
+            }
+            let m = model?;
+            let vals: Vec<i128> = self
+                .inputs
+                .iter()
+                .map(|(b, t)| {
+                    if t.is_float() {
+                        0
+                    } else {
+                        numeral(&m, b, signed(t)).unwrap_or(0)
+                    }
+                })
+                .collect();
+            if let Some(t) = accept(&vals) {
+                return Some(t);
+            }
+            // Block this model (integer inputs only) before asking for another.
+            let others: Vec<Bool> = self
+                .inputs
+                .iter()
+                .zip(&vals)
+                .filter(|((_, t), _)| !t.is_float())
+                .map(|((b, _), v)| b._eq(&self.enc.konst(*v, b.get_size())).not())
+                .collect();
+            if others.is_empty() {
+                return None;
+            }
+            let refs: Vec<&Bool> = others.iter().collect();
+            self.solver.assert(&Bool::or(ctx, &refs));
+        }
+        None
+    }
+}
+
+/// The path the product takes on concrete inputs (for tests): every guard is decided by
+/// simplification.
+#[cfg(test)]
+pub(super) fn trace(ctx: &Context, c: &Correlated, inputs: &[i128], stop: usize) -> Vec<Edge> {
+    let mut enc = Enc::new(ctx, c);
+    let f = c.product();
+    for (k, p) in f.func.params.iter().enumerate() {
+        let w = width(&f.func.var(*p).ty).expect("scalar parameter");
+        enc.vars[p.index()] = Some(enc.konst(inputs[k], w));
+    }
+    let mut out = vec![];
+    let mut i = 0;
+    while i < f.instrs.len() && out.len() < 100_000 {
+        if i == stop && !out.is_empty() {
+            break;
+        }
+        let g = enc.guard(&f.instrs[i].guard).simplify().as_bool();
+        let taken = g.expect("guard decided by the inputs");
+        out.push(Edge {
+            at: i as u32,
+            taken,
+        });
+        if taken {
+            enc.exec(i);
+            if let Some(t) = c.cfg.target(crate::ir::Pos::new(i)) {
+                i = t.index();
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use z3::{Config, Context};
+
+    use super::PathSolver;
+    use crate::witness::concolic::product_trace;
+    use crate::witness::testutil::{pair, with_runner};
+
+    /// A long path is loaded only while the deadline lasts. A concolic trace through a loop of
+    /// hundreds of iterations has thousands of edges, and asserting them took z3 seconds past
+    /// `--timeout` (found by the `diff` fuzz target: 18 s with `--timeout 1`).
+    #[test]
+    fn loading_a_long_path_stops_at_the_deadline() {
+        let loop_src = |tail: &str| {
+            format!("long f(int n) {{ long s = 0; if (n > 300) n = 300; while (n > 0) {{ s += 2; n--; }} return s{tail}; }}")
+        };
+        let p = pair(&loop_src(""), &loop_src(" + (n < -7)"), "f");
+        with_runner(&p, "f", |r| {
+            let path = product_trace(&p.c, r, &[300]).expect("trace");
+            assert!(path.len() > 600, "{} edges", path.len());
+            let ctx = Context::new(&Config::new());
+            let mut ps = PathSolver::new(&ctx, &p.c, None, 1).expect("solver");
+            let model = |v: &[i128]| Some(v.to_vec());
+            assert_eq!(ps.solve(&path, Instant::now(), 1, model), None);
+            assert!(ps.stack.len() < path.len(), "loaded past the deadline");
+            // Given time, the same path loads whole (reusing the prefix) and has a model.
+            let later = Instant::now() + Duration::from_secs(600);
+            let vals = ps
+                .solve(&path, later, 1, model)
+                .expect("the trace's path is feasible");
+            assert_eq!(ps.stack.len(), path.len());
+            assert!(
+                vals[0] >= 300,
+                "{vals:?} does not follow the 300-iteration path"
+            );
+        });
+    }
+}
