@@ -156,6 +156,18 @@ pub fn function_key(p: &GclProgram, f: &GclFunction) -> String {
     out
 }
 
+/// Whether `f` of `p` and `g` of `q` are the same function up to their names — the one notion
+/// of "same code" ([`function_key`]), for two copies that live under different names (the two
+/// versions of a helper inside the correlating program).
+pub fn same_function(p: &GclProgram, f: &GclFunction, q: &GclProgram, g: &GclFunction) -> bool {
+    let unnamed = |p: &GclProgram, f: &GclFunction| {
+        let key = function_key(p, f);
+        let (head, rest) = key.split_once('\n').unwrap_or((&key, ""));
+        format!("{}\n{rest}", head.replacen(&format!("{}(", f.name), "(", 1))
+    };
+    unnamed(p, f) == unnamed(q, g)
+}
+
 /// Struct ids reachable from `t`, through fields and pointers.
 fn collect_structs(structs: &[crate::ir::StructDef], t: &CType, out: &mut BTreeSet<StructId>) {
     match t {

@@ -154,12 +154,9 @@ fn agree(
 
 /// Whether each version's own loop behind a lockstep pair terminates on its own.
 fn alone_ok(c: &Correlated, l: &crate::correlate::Lockstep, wrap: bool) -> bool {
-    let versions = [
-        (c.name.clone(), l.old_back),
-        (format!("{}'", c.name), l.new_back),
-    ];
-    versions.iter().all(|(name, back)| {
-        let Some(g) = c.program.function(name) else {
+    let versions = [(Side::Old, l.old_back), (Side::New, l.new_back)];
+    versions.iter().all(|(side, back)| {
+        let Some(g) = c.version(&c.name, *side) else {
             return false;
         };
         let cfg = crate::gcl::Cfg::new(g);

@@ -15,10 +15,11 @@ use super::locs::Dims;
 use super::options::Semantics;
 use super::state::{Soft, Sub};
 use super::translate::Tr;
+use crate::changes;
 use crate::correlate::{Correlated, Side};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
-use crate::ir::{Callee, Expr, ExprKind, VarKind};
+use crate::ir::{CType, Callee, Expr, ExprKind, VarKind};
 use crate::limits::Budget;
 
 impl Analyzer<'_> {
@@ -156,16 +157,15 @@ fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
     })
 }
 
-/// Helpers defined in both versions with identical code, no globals and no pointer
-/// parameters: equal arguments give equal results.
+/// Helpers defined in both versions with the same code ([`changes::same_function`]), no
+/// globals, no calls and only scalar parameters: equal arguments give equal results.
 pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
     let mut out = HashSet::new();
-    let funcs = &c.program.functions;
-    for f in funcs {
+    for f in &c.program.functions {
         if c.function_side(&f.name) != Side::Old {
             continue;
         }
-        let Some(g) = funcs.iter().find(|x| x.name == format!("{}'", f.name)) else {
+        let Some(g) = c.version(&f.name, Side::New) else {
             continue;
         };
         let no_globals = |h: &GclFunction| {
@@ -174,11 +174,11 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
                 .iter()
                 .all(|v| !matches!(v.kind, VarKind::Global(_)))
         };
-        let no_ptrs = |h: &GclFunction| {
-            h.func
-                .params
-                .iter()
-                .all(|p| !h.func.var(*p).ty.is_pointer())
+        let scalar_params = |h: &GclFunction| {
+            h.func.params.iter().all(|p| {
+                let t = &h.func.var(*p).ty;
+                !t.is_pointer() && !matches!(t, CType::Struct(_) | CType::Array(..))
+            })
         };
         let no_calls = |h: &GclFunction| {
             h.instrs
@@ -187,35 +187,13 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
         };
         if no_globals(f)
             && no_globals(g)
-            && no_ptrs(f)
+            && scalar_params(f)
             && no_calls(f)
             && no_calls(g)
-            && same_code(f, g)
+            && changes::same_function(&c.program, f, &c.program, g)
         {
             out.insert(f.name.clone());
         }
     }
     out
-}
-
-/// Identical GCL up to the tag (compared through the printed form of each instruction).
-fn same_code(a: &GclFunction, b: &GclFunction) -> bool {
-    if a.instrs.len() != b.instrs.len() || a.func.vars.len() != b.func.vars.len() {
-        return false;
-    }
-    a.instrs
-        .iter()
-        .zip(&b.instrs)
-        .all(|(x, y)| x.guard == y.guard && same_kind(&x.kind, &y.kind))
-        && a.func
-            .vars
-            .iter()
-            .zip(&b.func.vars)
-            .all(|(x, y)| x.name == y.name && x.ty == y.ty)
-}
-
-fn same_kind(a: &InstrKind, b: &InstrKind) -> bool {
-    // Variables and guards share indices between the two copies (they are the same function
-    // body, each in its own frame), so structural equality is the right test.
-    a == b
 }

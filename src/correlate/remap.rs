@@ -59,7 +59,7 @@ impl Remap {
     }
     fn func_name(&self, n: &str) -> String {
         if self.new_funcs.contains(n) {
-            format!("{n}'")
+            tagged(n)
         } else {
             n.to_string()
         }
@@ -183,7 +183,7 @@ impl Remap {
         }
         for g in &new.program.globals {
             let mut g = g.clone();
-            g.name = format!("{}'", g.name);
+            g.name = tagged(&g.name);
             g.ty = self.ty(&g.ty);
             g.init = g
                 .init
@@ -207,4 +207,15 @@ impl Remap {
             functions,
         }
     }
+}
+
+/// The merged program's name for a function or global of the new version: its source name with
+/// a `'` (the listing's tag). The tag is a name only: sides are `Correlated`'s explicit fields.
+pub(super) fn tagged(name: &str) -> String {
+    format!("{name}'")
+}
+
+/// The source name behind a (possibly tagged) merged-program name.
+pub(super) fn untagged(name: &str) -> &str {
+    name.strip_suffix('\'').unwrap_or(name)
 }

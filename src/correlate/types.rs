@@ -199,6 +199,21 @@ impl Correlated {
     /// The name of a function or variable as its own version calls it (without the tag the
     /// merged program adds to the new version's names).
     pub fn source_name<'n>(&self, name: &'n str) -> &'n str {
-        name.strip_suffix('\'').unwrap_or(name)
+        super::remap::untagged(name)
+    }
+
+    /// One version's copy of the function its source calls `name`, in the merged program.
+    pub fn version(&self, name: &str, side: Side) -> Option<&GclFunction> {
+        let merged = match side {
+            Side::Old => name.to_string(),
+            Side::New => super::remap::tagged(name),
+            Side::Glue => return None,
+        };
+        let i = self
+            .program
+            .functions
+            .iter()
+            .position(|f| f.name == merged)?;
+        (self.function_sides.get(i) == Some(&side)).then(|| &self.program.functions[i])
     }
 }

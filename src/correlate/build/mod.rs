@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::effects::effect_free;
 use super::keys;
-use super::remap::Remap;
+use super::remap::{tagged, untagged, Remap};
 use super::structure;
 use super::{DiffKind, DiffPoint, Input, Lockstep, Options, Origin, Side, VarPair};
 use crate::diag::Result;
@@ -139,7 +139,7 @@ impl<'a> Builder<'a> {
         self.vars = old.func.vars.clone();
         for v in &new.func.vars {
             let mut v = v.clone();
-            v.name = format!("{}'", v.name);
+            v.name = tagged(&v.name);
             v.ty = self.remap.ty(&v.ty);
             if let VarKind::Global(g) = v.kind {
                 v.kind = VarKind::Global(self.remap.global(g));
@@ -149,7 +149,7 @@ impl<'a> Builder<'a> {
         self.guards = old.guards.clone();
         for g in &new.guards {
             let mut g = g.clone();
-            g.name = format!("{}'", g.name);
+            g.name = tagged(&g.name);
             self.guards.push(g);
         }
         self.meta.var_sides = [
@@ -304,10 +304,7 @@ impl<'a> Builder<'a> {
 
     fn add_input(&mut self, old: Option<VarId>, new: Option<VarId>, line: Line) {
         let src = old.or(new).expect("input has a side");
-        let base = self.vars[src.index()]
-            .name
-            .trim_end_matches('\'')
-            .to_string();
+        let base = untagged(&self.vars[src.index()].name).to_string();
         let ty = self.vars[src.index()].ty.clone();
         self.vars.push(VarInfo {
             name: format!("{base}₀"),

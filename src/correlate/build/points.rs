@@ -6,6 +6,7 @@
 
 use super::Builder;
 use crate::correlate::effects::{is_local_place, touches_volatile, written_globals};
+use crate::correlate::remap::untagged;
 use crate::correlate::{DiffKind, Side, PURE_FUNCTIONS};
 use crate::gcl::InstrKind;
 use crate::ir::{Callee, Expr, VarId, VarKind};
@@ -26,7 +27,7 @@ impl Builder<'_> {
             if !matches!(info.kind, VarKind::Global(_)) {
                 continue;
             }
-            let new_name = self.vars[p.new.index()].name.trim_end_matches('\'');
+            let new_name = untagged(&self.vars[p.new.index()].name);
             if any_o || any_n || wo.contains(info.name.as_str()) || wn.contains(new_name) {
                 out.push(k);
             }
