@@ -1,12 +1,12 @@
 //! dizy: semantic differencing of C functions.
 //!
-//! Pipeline (one module per stage, data flows one way):
+//! Pipeline (one module per stage, data flows one way; `ARCHITECTURE.md` is the map):
 //! `frontend` (C → typed structured IR, [`ir`]) → `inline` (changed callees into their
-//! callers) → `gcl` (guarded instruction form) →
+//! callers) → `gcl` (guarded instruction form) → `changes` (what changed, call graphs) →
 //! `correlate` (the correlating program P ⋈ P') → `analysis` (correlating abstract domain) →
-//! `delta` (Δ at diff points, verdicts) → `report` (text, JSON); `diff` drives them for a pair
-//! of files, and `interp` executes any GCL program concretely. The `dizy` binary is a thin CLI
-//! over this library.
+//! `termination` and `delta` (Δ at diff points) → `witness` (distinguishing inputs, executed by
+//! `interp`) → `report` (text, JSON); `diff` drives them for a pair of files under the
+//! [`limits`] it is given. The `dizy` binary is a thin CLI over this library.
 
 pub mod analysis;
 pub mod bench;
