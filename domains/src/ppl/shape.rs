@@ -1,0 +1,352 @@
+//! Owned PPL objects: [`Shape`].
+//!
+//! Takes a [`Kind`] and this crate's linear expressions and constraints; gives
+//! an owned PPL object with safe methods (refinement, assignment, dimensions,
+//! lattice operations, widening, tests, bounds, constraints, integer points),
+//! each taking the lock and running under the value's work budget.
+
+use std::marker::PhantomData;
+use std::os::raw::c_int;
+use std::ptr;
+
+use super::ffi;
+use super::handles::{read_constraints, Coef, PConsSys, PLinExpr};
+use super::kinds::Kind;
+use super::lock::{budgeted, check, lock, Guard};
+use super::mip::mip_point;
+use crate::linear::{LinConstraint, LinExpr};
+use crate::num::{Bound, Rat};
+use crate::Result;
+
+/// An owned PPL object of kind `K`. Dimension indices passed to its methods
+/// must be checked by the caller (out-of-range ones make PPL report an
+/// error, which surfaces as `Err`, never as a crash).
+pub struct Shape<K: Kind> {
+    raw: *mut K::Tag,
+    /// Work budget of each potentially exponential operation on this value
+    /// (0: unlimited); copies and values derived from it keep it.
+    budget: u64,
+}
+
+// SAFETY: the handle is only dereferenced by PPL under the global lock, and
+// PPL objects have no affinity to the thread that created them.
+unsafe impl<K: Kind> Send for Shape<K> {}
+// SAFETY: as above; `&Shape` methods also take the lock.
+unsafe impl<K: Kind> Sync for Shape<K> {}
+
+impl<K: Kind> Drop for Shape<K> {
+    fn drop(&mut self) {
+        if let Ok(_g) = lock() {
+            // SAFETY: owned handle, deleted once, lock held.
+            unsafe { K::delete(self.raw) };
+        }
+    }
+}
+
+impl<K: Kind> std::fmt::Debug for Shape<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{:p}", K::NAME, self.raw)
+    }
+}
+
+/// Extended-rational value `n/d` from PPL coefficients; `None` if either
+/// does not fit in `i128`.
+fn rat_of(n: &Coef<'_>, d: &Coef<'_>) -> Result<Option<Rat>> {
+    Ok(match (n.get()?, d.get()?) {
+        (Some(n), Some(d)) => Rat::new(n, d),
+        _ => None,
+    })
+}
+
+impl<K: Kind> Shape<K> {
+    /// The universe (`empty == false`) or the empty set of `dims` dimensions,
+    /// whose operations each get at most `budget` units of work (0: no bound;
+    /// an operation that runs out fails with [`DomainError::Timeout`]).
+    pub fn new(dims: usize, empty: bool, budget: u64) -> Result<Self> {
+        let _g = lock()?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid out-pointer; lock held.
+        check(unsafe { K::new_space(&mut raw, dims, c_int::from(empty)) })?;
+        Ok(Shape { raw, budget })
+    }
+
+    /// The work budget of this value's operations.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// A copy; fails only if PPL runs out of memory.
+    pub fn try_clone(&self) -> Result<Self> {
+        let _g = lock()?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid source handle and out-pointer; lock held.
+        check(unsafe { K::copy(&mut raw, self.raw) })?;
+        Ok(Shape {
+            raw,
+            budget: self.budget,
+        })
+    }
+
+    /// Intersects with non-strict constraints (`=`, `≤`, `≥`). Octagons
+    /// ignore non-octagonal ones (sound; callers approximate them first).
+    pub fn refine(&mut self, cs: &[LinConstraint], dims: usize) -> Result<()> {
+        let g = lock()?;
+        let sys = PConsSys::new(&g, cs, dims)?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::refine(self.raw, sys.raw)
+        }))?;
+        Ok(())
+    }
+
+    /// `x_var := e`.
+    pub fn affine_image(&mut self, var: usize, e: &LinExpr, dims: usize) -> Result<()> {
+        let g = lock()?;
+        let le = PLinExpr::new(&g, e, dims)?;
+        let one = Coef::new(&g, 1)?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::affine_image(self.raw, var, le.raw, one.raw)
+        }))?;
+        Ok(())
+    }
+
+    /// Forgets everything about `x_var`.
+    pub fn unconstrain(&mut self, var: usize) -> Result<()> {
+        let _g = lock()?;
+        // SAFETY: valid handle; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::unconstrain(self.raw, var)
+        }))?;
+        Ok(())
+    }
+
+    /// Appends `n` unconstrained dimensions.
+    pub fn add_dims(&mut self, n: usize) -> Result<()> {
+        let _g = lock()?;
+        // SAFETY: valid handle; lock held.
+        check(unsafe { K::add_dims(self.raw, n) })?;
+        Ok(())
+    }
+
+    /// Projects away the given dimensions (sorted, distinct); the others
+    /// keep their order.
+    pub fn remove_dims(&mut self, ds: &[usize]) -> Result<()> {
+        let _g = lock()?;
+        let mut ds = ds.to_vec();
+        // SAFETY: valid handle and array of `ds.len()` entries; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::remove_dims(self.raw, ds.as_mut_ptr(), ds.len())
+        }))?;
+        Ok(())
+    }
+
+    /// Renames dimension `i` to `map[i]`, projecting away those mapped to
+    /// `None`. The caller checks that the image is exactly `0..k`.
+    pub fn map_dims(&mut self, map: &[Option<usize>]) -> Result<()> {
+        let _g = lock()?;
+        let mut nad = 0usize;
+        // SAFETY: valid out-pointer; lock held.
+        check(unsafe { ffi::ppl_not_a_dimension(&mut nad) })?;
+        let mut maps: Vec<usize> = map.iter().map(|m| m.unwrap_or(nad)).collect();
+        // SAFETY: valid handle and array of `maps.len()` entries; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::map_dims(self.raw, maps.as_mut_ptr(), maps.len())
+        }))?;
+        Ok(())
+    }
+
+    pub fn meet_assign(&mut self, o: &Self) -> Result<()> {
+        let _g = lock()?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::meet(self.raw, o.raw)
+        }))?;
+        Ok(())
+    }
+
+    pub fn join_assign(&mut self, o: &Self) -> Result<()> {
+        let _g = lock()?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::join(self.raw, o.raw)
+        }))?;
+        self.minimize_locked()
+    }
+
+    /// PPL computes polyhedral hulls by queueing the other operand's generators as
+    /// "pending"; a value joined again and again (loop heads, canonization) then carries every
+    /// generator it ever saw, and each copy and test pays for all of them. Minimizing after a
+    /// join keeps the representation as small as the polyhedron. Call with the lock held.
+    fn minimize_locked(&mut self) -> Result<()> {
+        if K::OCTAGONAL {
+            return Ok(());
+        }
+        let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
+        // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag`, so the cast is the
+        // identity; valid handle and out-pointer; lock held by the caller.
+        check(budgeted(self.budget, || unsafe {
+            ffi::ppl_Polyhedron_get_minimized_constraints(
+                self.raw as ffi::ppl_Polyhedron_t,
+                &mut cs,
+            )
+        }))?;
+        Ok(())
+    }
+
+    /// `self := older ∇ self`; requires `older ⊆ self`.
+    pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
+        let _g = lock()?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::widen(self.raw, older.raw)
+        }))?;
+        Ok(())
+    }
+
+    /// Widening that keeps those of the (non-strict) `thresholds` that
+    /// `self` satisfies; requires `older ⊆ self`.
+    pub fn limited_widen_assign(
+        &mut self,
+        older: &Self,
+        thresholds: &[LinConstraint],
+        dims: usize,
+    ) -> Result<()> {
+        let g = lock()?;
+        let sys = PConsSys::new(&g, thresholds, dims)?;
+        // SAFETY: valid handles; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::limited_widen(self.raw, older.raw, sys.raw)
+        }))?;
+        Ok(())
+    }
+
+    /// `o ⊆ self`.
+    pub fn contains(&self, o: &Self) -> Result<bool> {
+        let _g = lock()?;
+        // SAFETY: valid handles; lock held.
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::contains(self.raw, o.raw)
+        }))? > 0)
+    }
+
+    pub fn equals(&self, o: &Self) -> Result<bool> {
+        let _g = lock()?;
+        // SAFETY: valid handles; lock held.
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::equals(self.raw, o.raw)
+        }))? > 0)
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        let _g = lock()?;
+        // SAFETY: valid handle; lock held.
+        Ok(check(budgeted(self.budget, || unsafe { K::is_empty(self.raw) }))? > 0)
+    }
+
+    pub fn is_universe(&self) -> Result<bool> {
+        let _g = lock()?;
+        // SAFETY: valid handle; lock held.
+        Ok(check(budgeted(self.budget, || unsafe {
+            K::is_universe(self.raw)
+        }))? > 0)
+    }
+
+    /// Supremum of `e` (`+∞` when unbounded or too large for `i128`).
+    /// Meaningless on an empty object: callers test emptiness first.
+    pub fn sup(&self, e: &LinExpr, dims: usize) -> Result<Bound> {
+        let g = lock()?;
+        let le = PLinExpr::new(&g, e, dims)?;
+        let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
+        let mut opt = 0;
+        // SAFETY: valid handles and out-pointer; lock held.
+        let bounded = check(budgeted(self.budget, || unsafe {
+            K::maximize(self.raw, le.raw, n.raw, d.raw, &mut opt)
+        }))?;
+        if bounded == 0 {
+            return Ok(Bound::PosInf);
+        }
+        Ok(rat_of(&n, &d)?.map_or(Bound::PosInf, Bound::Finite))
+    }
+
+    /// Infimum of `e` (`-∞` when unbounded or too large for `i128`).
+    pub fn inf(&self, e: &LinExpr, dims: usize) -> Result<Bound> {
+        let g = lock()?;
+        let le = PLinExpr::new(&g, e, dims)?;
+        let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
+        let mut opt = 0;
+        // SAFETY: valid handles and out-pointer; lock held.
+        let bounded = check(budgeted(self.budget, || unsafe {
+            K::minimize(self.raw, le.raw, n.raw, d.raw, &mut opt)
+        }))?;
+        if bounded == 0 {
+            return Ok(Bound::NegInf);
+        }
+        Ok(rat_of(&n, &d)?.map_or(Bound::NegInf, Bound::Finite))
+    }
+
+    /// The minimized constraint system.
+    pub fn constraints(&self) -> Result<Vec<LinConstraint>> {
+        let g = lock()?;
+        let poly = self.as_polyhedron(&g)?;
+        let cs = poly.minimized_constraints()?;
+        read_constraints(&g, cs)
+    }
+
+    /// An integer point of the object, found by PPL's MIP solver with every
+    /// dimension integer, under a deterministic work budget
+    /// ([`DomainError::Timeout`] when exceeded).
+    pub fn integer_point(&self, dims: usize) -> Result<Option<Vec<i128>>> {
+        let g = lock()?;
+        let poly = self.as_polyhedron(&g)?;
+        let cs = poly.minimized_constraints()?;
+        mip_point(&g, dims, cs)
+    }
+
+    /// A `C_Polyhedron` copy to read constraints from. PPL's C interface
+    /// returns the constraint system of an octagon as a pointer to a
+    /// temporary that is already destroyed (`Octagonal_Shape::constraints()`
+    /// returns by value), so reading it directly is a use-after-free; a
+    /// polyhedron keeps its system alive. (Polyhedra are copied too, for
+    /// uniformity: extraction is not on the hot path.)
+    fn as_polyhedron<'g>(&self, _g: &'g Guard) -> Result<PPoly<'g>> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid source handle and out-pointer; lock held.
+        check(budgeted(self.budget, || unsafe {
+            K::to_polyhedron(&mut raw, self.raw)
+        }))?;
+        Ok(PPoly {
+            raw,
+            budget: self.budget,
+            _g: PhantomData,
+        })
+    }
+}
+
+/// A temporary polyhedron (see [`Shape::as_polyhedron`]), with the budget of
+/// the value it copies.
+struct PPoly<'g> {
+    raw: ffi::ppl_Polyhedron_t,
+    budget: u64,
+    _g: PhantomData<&'g Guard>,
+}
+
+impl PPoly<'_> {
+    /// Its minimized constraints, owned by the polyhedron (valid while it
+    /// lives and is not modified).
+    fn minimized_constraints(&self) -> Result<ffi::ppl_const_Constraint_System_t> {
+        let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
+        // SAFETY: valid handle and out-pointer; lock held by the borrow.
+        check(budgeted(self.budget, || unsafe {
+            ffi::ppl_Polyhedron_get_minimized_constraints(self.raw, &mut cs)
+        }))?;
+        Ok(cs)
+    }
+}
+
+impl Drop for PPoly<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, deleted once, lock held.
+        unsafe { ffi::ppl_delete_Polyhedron(self.raw) };
+    }
+}
