@@ -27,6 +27,9 @@ pub struct Config {
     pub timeout: f64,
     /// Oracle inputs per pair (before witness and seed inputs).
     pub inputs: usize,
+    /// Run the oracle only where dizy claims something (equivalent, unchanged, partially
+    /// equivalent, different): what soundness needs, and faster for long runs.
+    pub claims_only: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +126,8 @@ pub struct PairResult {
     pub dizy_ms: u128,
     /// dizy finished more than a second after its total timeout (informational, not a failure).
     pub late: bool,
+    /// The oracle did not run (`--claims-only` and no claim to check).
+    pub oracle_skipped: bool,
 }
 
 /// dizy's report, or the failure that prevented one.
@@ -280,6 +285,15 @@ pub fn check_pair(
                 ));
             }
         }
+    }
+
+    let claims = matches!(
+        r.verdict.as_str(),
+        "equivalent" | "unchanged" | "partially-equivalent" | "different"
+    );
+    if cfg.claims_only && !claims {
+        r.oracle_skipped = true;
+        return r;
     }
 
     // The oracle's inputs: the extra ones, the witness and the differing states' seeds first
