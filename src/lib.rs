@@ -1,8 +1,8 @@
 //! dizy: semantic differencing of C functions.
 //!
 //! Pipeline (one module per stage, data flows one way; `ARCHITECTURE.md` is the map):
-//! `frontend` (C → typed structured IR, [`ir`]) → `inline` (changed callees into their
-//! callers) → `gcl` (guarded instruction form) → `changes` (what changed, call graphs) →
+//! `frontend` (C → typed structured IR, [`ir`]) → `gcl` (guarded instruction form) →
+//! `changes` (what changed, call graphs) → `inline` (changed callees into their callers) →
 //! `correlate` (the correlating program P ⋈ P') → `analysis` (correlating abstract domain) →
 //! `termination` and `delta` (Δ at diff points) → `witness` (distinguishing inputs, executed by
 //! `interp`) → `report` (text, JSON); `diff` drives them for a pair of files under the
