@@ -260,6 +260,17 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: false,
     },
+    // A loop written with gotos whose exit jump lands just past the back edge (found by the
+    // fuzzer): the jump was kept inside the product loop, so the product left the loop when
+    // the old version did, with the new one still iterating — and 7 iterations against 8 were
+    // called equivalent.
+    Case {
+        name: "goto_loop_exit",
+        old: "int f(int a) { int y = 0, i = 0; L: if (!(i < 7)) goto E; y++; i++; goto L; E: return y; }\n",
+        new: "int f(int a) { int y = 0, i = 0; L: if (!(i < 8)) goto E; y++; i++; goto L; E: return y; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
     // 6. Witnesses that differ only in the sign of zero.
     Case {
         name: "times_zero",

@@ -97,7 +97,11 @@ pub fn items(f: &GclFunction) -> Vec<Item> {
                 }
                 let nested = x.contains(&y) || y.contains(&x);
                 let swallow = x.kind == Kind::Opaque && (!nested || x.contains(&y));
-                if swallow || (!nested && x.kind == Kind::Loop && y.kind == Kind::Loop) {
+                // A jump inside a loop to its exit (just past the back edge) is a second way
+                // out: the loop is not clean, or the product would leave it while the other
+                // version is still iterating.
+                let exits = x.kind == Kind::Opaque && y.kind == Kind::Loop && x.b >= y.b;
+                if swallow || exits || (!nested && x.kind == Kind::Loop && y.kind == Kind::Loop) {
                     spans[i] = Span {
                         a: x.a.min(y.a),
                         b: x.b.max(y.b),
