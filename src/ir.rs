@@ -733,30 +733,20 @@ impl Place {
 
 /// Shortest round-trip text of a double (`1.0`, `0.1`, `1e300`), `INFINITY`, `NAN`.
 pub fn fmt_double(x: f64) -> String {
-    if x.is_nan() {
-        "NAN".into()
-    } else if x.is_infinite() {
-        if x > 0.0 {
-            "INFINITY".into()
-        } else {
-            "-INFINITY".into()
-        }
-    } else {
-        format!("{x:?}")
-    }
+    special(x).unwrap_or_else(|| format!("{x:?}"))
 }
 
 /// Shortest round-trip text of a float with the `f` suffix (`1.5f`).
 pub fn fmt_float(x: f32) -> String {
-    if x.is_nan() {
-        "NAN".into()
-    } else if x.is_infinite() {
-        if x > 0.0 {
-            "INFINITY".into()
-        } else {
-            "-INFINITY".into()
-        }
-    } else {
-        format!("{x:?}f")
+    special(f64::from(x)).unwrap_or_else(|| format!("{x:?}f"))
+}
+
+/// `NAN`, `INFINITY` or `-INFINITY` for the values C spells with a macro.
+fn special(x: f64) -> Option<String> {
+    match x {
+        _ if x.is_nan() => Some("NAN".into()),
+        f64::INFINITY => Some("INFINITY".into()),
+        f64::NEG_INFINITY => Some("-INFINITY".into()),
+        _ => None,
     }
 }
