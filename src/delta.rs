@@ -83,7 +83,7 @@ struct Names<'a> {
 
 impl Names<'_> {
     fn dim(&self, d: Dim) -> String {
-        self.a.dims.names[d].clone()
+        self.a.dims.names[d.index()].clone()
     }
     fn input_dims(&self) -> Vec<Dim> {
         self.c
@@ -109,7 +109,7 @@ impl Names<'_> {
             !keep.iter().any(|&d| {
                 match crate::analysis::type_range(self.a.dims.ty_of(&f.func, d)) {
                     Some((lo, hi)) => {
-                        let n = &self.a.dims.names[d];
+                        let n = &self.a.dims.names[d.index()];
                         *txt == format!("{n} >= {lo}") || *txt == format!("{n} <= {hi}")
                     }
                     None => false,

@@ -12,14 +12,19 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use dizy_domains::{AnyDomain, ConstraintKind, DomainKind, LinConstraint, LinExpr, NumDomain};
+use dizy_domains::{AnyDomain, ConstraintKind, Dim, DomainKind, LinConstraint, LinExpr, NumDomain};
 
 const DIMS: [usize; 5] = [4, 8, 16, 32, 64];
 const OPS: [&str; 5] = ["assign", "meet", "join", "widen", "entail"];
 const BUDGET: Duration = Duration::from_millis(150);
 
+/// `(a, d)` pairs with plain dimension indices, as `(a, Dim)` pairs.
+fn dims(terms: &[(i128, usize)]) -> Vec<(i128, Dim)> {
+    terms.iter().map(|&(a, d)| (a, Dim::new(d))).collect()
+}
+
 fn c(terms: &[(i128, usize)], k: i128, kind: ConstraintKind) -> LinConstraint {
-    LinConstraint::new(LinExpr::from_terms(terms, k).expect("small"), kind)
+    LinConstraint::new(LinExpr::from_terms(&dims(terms), k).expect("small"), kind)
 }
 
 /// The benchmark state over `n` dimensions; `hi` bounds the first variable.
@@ -71,8 +76,9 @@ fn main() {
                         let mut d = a.clone();
                         time(|i| {
                             let k = (i as usize * 2) % n;
-                            let e = LinExpr::from_terms(&[(1, (k + 1) % n)], 1).expect("small");
-                            d.assign_linear(k, &e).expect("assign");
+                            let e = LinExpr::from_terms(&[(1, Dim::new((k + 1) % n))], 1)
+                                .expect("small");
+                            d.assign_linear(Dim::new(k), &e).expect("assign");
                             if i % 64 == 63 {
                                 d = a.clone();
                             }

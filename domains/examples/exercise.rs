@@ -5,15 +5,15 @@
 //! Exits non-zero if a result is not the expected one.
 
 use dizy_domains::{
-    ppl, ConstraintKind, DomainError, DomainKind, Expr, LinConstraint, LinExpr, NumDomain,
+    ppl, ConstraintKind, Dim, DomainError, DomainKind, Expr, LinConstraint, LinExpr, NumDomain,
 };
 
-fn c(terms: &[(i128, usize)], k: i128, kind: ConstraintKind) -> LinConstraint {
+fn c(terms: &[(i128, Dim)], k: i128, kind: ConstraintKind) -> LinConstraint {
     LinConstraint::new(LinExpr::from_terms(terms, k).expect("small"), kind)
 }
 
 fn run(kind: DomainKind) -> Result<Vec<String>, DomainError> {
-    let (x, xp, y, i) = (0, 1, 2, 3);
+    let (x, xp, y, i) = (Dim::new(0), Dim::new(1), Dim::new(2), Dim::new(3));
     let names = ["x", "x'", "y", "i"];
     let mut d = kind.top(4)?;
     d.meet_constraints(&[
@@ -51,8 +51,8 @@ fn run(kind: DomainKind) -> Result<Vec<String>, DomainError> {
     let b = head.bounds(&LinExpr::var(i))?;
     let mut p = head.project(&[i, x])?;
     p.add_dims(1, false)?;
-    p.map_dims(&[Some(2), Some(0), Some(1)])?;
-    p.remove_dims(&[0])?;
+    p.map_dims(&[Some(Dim::new(2)), Some(Dim::new(0)), Some(Dim::new(1))])?;
+    p.remove_dims(&[Dim::new(0)])?;
     let mut out = head.to_strings(&names)?;
     out.push(format!(
         "i in {b}, point {point:?}, projected {:?}",
@@ -82,9 +82,10 @@ fn main() {
         }
     }
     let mip = (|| -> Result<Option<Vec<i128>>, DomainError> {
+        let (x, y) = (Dim::new(0), Dim::new(1));
         let mut d = DomainKind::Polyhedra.top(2)?;
-        d.set_integer(0, false)?;
-        d.meet_constraint(&c(&[(2, 0), (-2, 1)], -1, ConstraintKind::Eq))?;
+        d.set_integer(x, false)?;
+        d.meet_constraint(&c(&[(2, x), (-2, y)], -1, ConstraintKind::Eq))?;
         d.integer_point()
     })();
     match mip {

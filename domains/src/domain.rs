@@ -187,7 +187,7 @@ pub trait NumDomain: Clone + fmt::Debug {
     fn project(&self, keep: &[Dim]) -> Result<Self> {
         let mut map = vec![None; self.dims()];
         for (i, &d) in keep.iter().enumerate() {
-            let slot = map.get_mut(d).ok_or(DomainError::DimOutOfRange {
+            let slot = map.get_mut(d.index()).ok_or(DomainError::DimOutOfRange {
                 dim: d,
                 dims: self.dims(),
             })?;
@@ -196,7 +196,7 @@ pub trait NumDomain: Clone + fmt::Debug {
                     "dimension {d} kept twice"
                 )));
             }
-            *slot = Some(i);
+            *slot = Some(Dim::new(i));
         }
         let mut r = self.clone();
         r.map_dims(&map)?;
@@ -214,7 +214,7 @@ pub trait NumDomain: Clone + fmt::Debug {
         }
         let mut d = self.clone();
         for (i, &v) in p.iter().enumerate() {
-            let e = LinExpr::from_terms(&[(1, i)], 0)
+            let e = LinExpr::from_terms(&[(1, Dim::new(i))], 0)
                 .and_then(|x| x.checked_add_constant(v.checked_neg()?))
                 .ok_or_else(|| DomainError::Overflow("point coordinate".into()))?;
             d.meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq))?;
@@ -232,7 +232,7 @@ pub trait NumDomain: Clone + fmt::Debug {
         let cs = self.constraints()?;
         let name = |d: Dim| {
             names
-                .get(d)
+                .get(d.index())
                 .map_or_else(|| format!("x{d}"), |s| s.as_ref().to_string())
         };
         Ok(constraints_to_text(&cs, &name))
@@ -243,7 +243,7 @@ pub trait NumDomain: Clone + fmt::Debug {
 // Argument checks shared by the backends
 
 pub(crate) fn check_dim(d: Dim, dims: usize) -> Result<()> {
-    if d < dims {
+    if d.index() < dims {
         Ok(())
     } else {
         Err(DomainError::DimOutOfRange { dim: d, dims })
@@ -271,7 +271,7 @@ pub(crate) fn check_map(map: &[Option<Dim>], dims: usize) -> Result<usize> {
     let k = map.iter().flatten().count();
     let mut seen = vec![false; k];
     for &t in map.iter().flatten() {
-        match seen.get_mut(t) {
+        match seen.get_mut(t.index()) {
             Some(s) if !*s => *s = true,
             _ => {
                 return Err(DomainError::InvalidArgument(format!(

@@ -158,7 +158,7 @@ impl Expr {
     ) -> Option<i128> {
         Some(match self {
             Expr::Const(c) => *c,
-            Expr::Var(d) => *point.get(*d)?,
+            Expr::Var(d) => *point.get(d.index())?,
             Expr::Add(a, b) => a.eval(point, choose)?.checked_add(b.eval(point, choose)?)?,
             Expr::Sub(a, b) => a.eval(point, choose)?.checked_sub(b.eval(point, choose)?)?,
             Expr::Neg(a) => a.eval(point, choose)?.checked_neg()?,
@@ -382,7 +382,7 @@ pub(crate) fn assign_expr<D: NumDomain>(dom: &mut D, dim: Dim, e: &Expr) -> Resu
         Err(err) => Err(err),
     };
     // Drop the fresh dimensions, also after an error.
-    let fresh: Vec<Dim> = (base..dom.dims()).collect();
+    let fresh: Vec<Dim> = (base..dom.dims()).map(Dim::new).collect();
     let cleanup = if fresh.is_empty() {
         Ok(())
     } else {
@@ -391,11 +391,11 @@ pub(crate) fn assign_expr<D: NumDomain>(dom: &mut D, dim: Dim, e: &Expr) -> Resu
     if dom.dims() != base {
         // The projection failed (e.g. out of work budget): know nothing over the original
         // dimensions, keeping which of them are real (sound, and the shape callers expect).
-        let ints: Vec<bool> = (0..base).map(|d| dom.is_integer(d)).collect();
+        let ints: Vec<bool> = (0..base).map(|d| dom.is_integer(Dim::new(d))).collect();
         let mut top = dom.top_like(base)?;
         for (d, int) in ints.into_iter().enumerate() {
             if !int {
-                top.set_integer(d, false)?;
+                top.set_integer(Dim::new(d), false)?;
             }
         }
         *dom = top;
@@ -406,7 +406,7 @@ pub(crate) fn assign_expr<D: NumDomain>(dom: &mut D, dim: Dim, e: &Expr) -> Resu
 /// Appends a fresh dimension bounded by `itv`; returns it.
 fn fresh<D: NumDomain>(dom: &mut D, integer: bool, itv: Interval) -> Result<Dim> {
     dom.add_dims(1, integer)?;
-    let t = dom.dims() - 1;
+    let t = Dim::new(dom.dims() - 1);
     if let Bound::Finite(r) = itv.lower {
         // t ≥ p/q  ⇔  q·t - p ≥ 0
         if let Some(e) = LinExpr::term(r.den(), t).checked_add_constant(-r.num()) {
@@ -587,13 +587,16 @@ mod tests {
     fn linear_forms() {
         let e = Expr::div(
             Expr::add(
-                Expr::mul(Expr::constant(4), Expr::var(0)),
+                Expr::mul(Expr::constant(4), Expr::var(Dim::new(0))),
                 Expr::constant(2),
             ),
             Expr::constant(2),
         );
-        assert_eq!(e.as_linear(), LinExpr::from_terms(&[(2, 0)], 1));
-        assert_eq!(Expr::mul(Expr::var(0), Expr::var(1)).as_linear(), None);
+        assert_eq!(e.as_linear(), LinExpr::from_terms(&[(2, Dim::new(0))], 1));
+        assert_eq!(
+            Expr::mul(Expr::var(Dim::new(0)), Expr::var(Dim::new(1))).as_linear(),
+            None
+        );
         let mut pick = |_: Option<i128>, _: Option<i128>| 0;
         assert_eq!(
             Expr::rem(Expr::constant(-7), Expr::constant(2)).eval(&[], &mut pick),

@@ -117,7 +117,7 @@ impl Intervals {
         let mut lo = Some(e.constant_term());
         let mut hi = lo;
         for &(d, a) in e.terms() {
-            let x = itvs[d];
+            let x = itvs[d.index()];
             let (l, h) = if a > 0 { (x.lo, x.hi) } else { (x.hi, x.lo) };
             lo = lo.and_then(|s| s.checked_add(a.checked_mul(l?)?));
             hi = hi.and_then(|s| s.checked_add(a.checked_mul(h?)?));
@@ -136,7 +136,11 @@ impl Intervals {
             .terms()
             .iter()
             .map(|&(d, a)| {
-                let b = if a > 0 { itvs[d].lo } else { itvs[d].hi };
+                let b = if a > 0 {
+                    itvs[d.index()].lo
+                } else {
+                    itvs[d.index()].hi
+                };
                 a.checked_mul(b?)
             })
             .collect();
@@ -160,8 +164,8 @@ impl Intervals {
             let Some(u) = rest.checked_neg() else {
                 continue;
             };
-            let int = self.ints[d];
-            let x = &mut itvs[d];
+            let int = self.ints[d.index()];
+            let x = &mut itvs[d.index()];
             if a > 0 {
                 // x ≤ u/a; integers round down, reals outwards (up).
                 let b = if int { floor_div(u, a) } else { ceil_div(u, a) };
@@ -182,7 +186,7 @@ impl Intervals {
         let n = self.dims();
         let (mut lows, mut highs) = (vec![Vec::new(); n], vec![Vec::new(); n]);
         for c in cs {
-            if c.expr.max_dim().is_none_or(|d| d >= n) || c.expr.terms().len() != 1 {
+            if c.expr.max_dim().is_none_or(|d| d.index() >= n) || c.expr.terms().len() != 1 {
                 continue;
             }
             let integral = self.is_integral(&c.expr);
@@ -202,10 +206,10 @@ impl Intervals {
                 };
                 if a > 0 {
                     if let Some(b) = floor_div(u, a) {
-                        highs[d].push(b);
+                        highs[d.index()].push(b);
                     }
                 } else if let Some(b) = ceil_div(u, a) {
-                    lows[d].push(b);
+                    lows[d.index()].push(b);
                 }
             }
         }
@@ -282,12 +286,12 @@ impl NumDomain for Intervals {
     }
 
     fn is_integer(&self, dim: Dim) -> bool {
-        self.ints.get(dim).copied().unwrap_or(false)
+        self.ints.get(dim.index()).copied().unwrap_or(false)
     }
 
     fn set_integer(&mut self, dim: Dim, integer: bool) -> Result<()> {
         check_dim(dim, self.dims())?;
-        self.ints[dim] = integer;
+        self.ints[dim.index()] = integer;
         Ok(())
     }
 
@@ -304,7 +308,7 @@ impl NumDomain for Intervals {
 
     fn remove_dims(&mut self, dims: &[Dim]) -> Result<()> {
         let ds = check_remove(dims, self.dims())?;
-        let keep = |i: &usize| ds.binary_search(i).is_err();
+        let keep = |&i: &usize| ds.binary_search(&Dim::new(i)).is_err();
         let idx: Vec<usize> = (0..self.dims()).filter(keep).collect();
         self.ints = idx.iter().map(|&i| self.ints[i]).collect();
         if let Some(v) = self.itvs.as_mut() {
@@ -318,7 +322,7 @@ impl NumDomain for Intervals {
         let mut ints = vec![true; k];
         for (i, t) in map.iter().enumerate() {
             if let Some(t) = t {
-                ints[*t] = self.ints[i];
+                ints[t.index()] = self.ints[i];
             }
         }
         self.ints = ints;
@@ -326,7 +330,7 @@ impl NumDomain for Intervals {
             let mut nv = vec![Itv::TOP; k];
             for (i, t) in map.iter().enumerate() {
                 if let Some(t) = t {
-                    nv[*t] = v[i];
+                    nv[t.index()] = v[i];
                 }
             }
             *v = nv;
@@ -337,7 +341,7 @@ impl NumDomain for Intervals {
     fn forget(&mut self, dim: Dim) -> Result<()> {
         check_dim(dim, self.dims())?;
         if let Some(v) = self.itvs.as_mut() {
-            v[dim] = Itv::TOP;
+            v[dim.index()] = Itv::TOP;
         }
         Ok(())
     }
@@ -349,7 +353,7 @@ impl NumDomain for Intervals {
         // nothing to round, whatever the dimension's type.
         if let Some(v) = self.itvs.as_mut() {
             let (lo, hi) = Intervals::eval(v, e);
-            v[dim] = Itv { lo, hi };
+            v[dim.index()] = Itv { lo, hi };
         }
         Ok(())
     }
@@ -479,7 +483,7 @@ impl NumDomain for Intervals {
         let mut out = Vec::new();
         for (d, x) in v.iter().enumerate() {
             let bound = |b: i128, kind| {
-                let e = LinExpr::var(d).checked_add_constant(b.checked_neg()?)?;
+                let e = LinExpr::var(Dim::new(d)).checked_add_constant(b.checked_neg()?)?;
                 Some(LinConstraint::new(e, kind))
             };
             match (x.lo, x.hi) {
@@ -528,28 +532,35 @@ mod tests {
     #[test]
     fn real_dims_round_outwards() {
         let mut d = Intervals::top(1).unwrap();
-        d.set_integer(0, false).unwrap();
+        d.set_integer(Dim::new(0), false).unwrap();
         // 2x <= 7  →  x <= 4 over the reals (3.5 rounded up), x <= 3 over ints.
         let c = LinConstraint::new(
-            LinExpr::from_terms(&[(2, 0)], -7).unwrap(),
+            LinExpr::from_terms(&[(2, Dim::new(0))], -7).unwrap(),
             ConstraintKind::Le,
         );
         d.meet_constraint(&c).unwrap();
-        assert_eq!(d.bounds(&LinExpr::var(0)).unwrap().upper, Bound::int(4));
+        assert_eq!(
+            d.bounds(&LinExpr::var(Dim::new(0))).unwrap().upper,
+            Bound::int(4)
+        );
         let mut i = Intervals::top(1).unwrap();
         i.meet_constraint(&c).unwrap();
-        assert_eq!(i.bounds(&LinExpr::var(0)).unwrap().upper, Bound::int(3));
+        assert_eq!(
+            i.bounds(&LinExpr::var(Dim::new(0))).unwrap().upper,
+            Bound::int(3)
+        );
     }
 
     #[test]
     fn overflow_goes_to_infinity() {
         let mut d = Intervals::top(2).unwrap();
-        let big = LinExpr::from_terms(&[(1, 0)], -i128::MAX).unwrap();
+        let big = LinExpr::from_terms(&[(1, Dim::new(0))], -i128::MAX).unwrap();
         d.meet_constraint(&LinConstraint::new(big, ConstraintKind::Ge))
             .unwrap();
         // x1 := 2*x0 overflows: x1 must become unbounded above, not wrap.
-        d.assign_linear(1, &LinExpr::term(2, 0)).unwrap();
-        let b = d.bounds(&LinExpr::var(1)).unwrap();
+        d.assign_linear(Dim::new(1), &LinExpr::term(2, Dim::new(0)))
+            .unwrap();
+        let b = d.bounds(&LinExpr::var(Dim::new(1))).unwrap();
         assert_eq!(b.upper, Bound::PosInf);
         assert_eq!(b.lower, Bound::NegInf);
     }

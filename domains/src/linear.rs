@@ -16,7 +16,29 @@ use std::fmt;
 use crate::num::gcd;
 
 /// Index of a dimension (a program variable) in an abstract value.
-pub type Dim = usize;
+///
+/// A typed index, distinct from dimension *counts* (which stay `usize`).
+/// Prints as the bare number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Dim(usize);
+
+impl Dim {
+    /// The dimension with index `i`.
+    pub const fn new(i: usize) -> Dim {
+        Dim(i)
+    }
+
+    /// The index of this dimension.
+    pub const fn index(self) -> usize {
+        self.0
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
 
 /// `Σ aᵢ·xᵢ + c` with integer coefficients. Terms are kept sorted by
 /// dimension with no zero coefficient, so equal expressions compare equal.
@@ -189,7 +211,7 @@ impl LinExpr {
     pub fn eval(&self, point: &[i128]) -> Option<i128> {
         let mut v = self.constant;
         for &(d, a) in &self.terms {
-            v = v.checked_add(a.checked_mul(*point.get(d)?)?)?;
+            v = v.checked_add(a.checked_mul(*point.get(d.index())?)?)?;
         }
         Some(v)
     }
@@ -509,11 +531,12 @@ mod tests {
     use super::*;
 
     fn names(d: Dim) -> String {
-        ["x", "x'", "y"][d].to_string()
+        ["x", "x'", "y"][d.index()].to_string()
     }
 
-    fn c(terms: &[(i128, Dim)], k: i128, kind: ConstraintKind) -> LinConstraint {
-        LinConstraint::new(LinExpr::from_terms(terms, k).unwrap(), kind)
+    fn c(terms: &[(i128, usize)], k: i128, kind: ConstraintKind) -> LinConstraint {
+        let terms: Vec<(i128, Dim)> = terms.iter().map(|&(a, d)| (a, Dim::new(d))).collect();
+        LinConstraint::new(LinExpr::from_terms(&terms, k).unwrap(), kind)
     }
 
     #[test]
@@ -536,18 +559,20 @@ mod tests {
         // x < 0 over integers: x + 1 <= 0
         assert_eq!(
             normalize(&c(&[(1, 0)], 0, Lt), true),
-            Some(Norm::Le(LinExpr::from_terms(&[(1, 0)], 1).unwrap()))
+            Some(Norm::Le(
+                LinExpr::from_terms(&[(1, Dim::new(0))], 1).unwrap()
+            ))
         );
         // over reals: closure
         assert_eq!(
             normalize(&c(&[(1, 0)], 0, Lt), false),
-            Some(Norm::Le(LinExpr::var(0)))
+            Some(Norm::Le(LinExpr::var(Dim::new(0))))
         );
         // 2x + 4y >= 3  ->  -x - 2y + 2 <= 0   (x + 2y >= 3/2 → ≥ 2)
         assert_eq!(
             normalize(&c(&[(2, 0), (4, 1)], -3, Ge), true),
             Some(Norm::Le(
-                LinExpr::from_terms(&[(-1, 0), (-2, 1)], 2).unwrap()
+                LinExpr::from_terms(&[(-1, Dim::new(0)), (-2, Dim::new(1))], 2).unwrap()
             ))
         );
         assert_eq!(normalize(&c(&[(2, 0)], 1, Eq), true), Some(Norm::False));
@@ -557,11 +582,12 @@ mod tests {
 
     #[test]
     fn expr_arith() {
-        let a = LinExpr::from_terms(&[(1, 2), (3, 0), (-1, 2)], 4).unwrap();
-        assert_eq!(a.terms(), &[(0, 3)]);
-        assert_eq!(a.coeff(0), 3);
-        assert_eq!(a.coeff(2), 0);
-        let b = a.checked_sub(&LinExpr::term(3, 0)).unwrap();
+        let a = LinExpr::from_terms(&[(1, Dim::new(2)), (3, Dim::new(0)), (-1, Dim::new(2))], 4)
+            .unwrap();
+        assert_eq!(a.terms(), &[(Dim::new(0), 3)]);
+        assert_eq!(a.coeff(Dim::new(0)), 3);
+        assert_eq!(a.coeff(Dim::new(2)), 0);
+        let b = a.checked_sub(&LinExpr::term(3, Dim::new(0))).unwrap();
         assert!(b.is_constant());
         assert_eq!(b.constant_term(), 4);
         assert!(LinExpr::constant(i128::MAX)

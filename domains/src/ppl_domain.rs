@@ -263,12 +263,12 @@ impl<K: Kind> NumDomain for PplDomain<K> {
     }
 
     fn is_integer(&self, dim: Dim) -> bool {
-        self.ints.get(dim).copied().unwrap_or(false)
+        self.ints.get(dim.index()).copied().unwrap_or(false)
     }
 
     fn set_integer(&mut self, dim: Dim, integer: bool) -> Result<()> {
         check_dim(dim, self.dims())?;
-        self.ints[dim] = integer;
+        self.ints[dim.index()] = integer;
         Ok(())
     }
 
@@ -291,7 +291,7 @@ impl<K: Kind> NumDomain for PplDomain<K> {
             let mut i = 0;
             d.ints.retain(|_| {
                 i += 1;
-                ds.binary_search(&(i - 1)).is_err()
+                ds.binary_search(&Dim::new(i - 1)).is_err()
             });
             Ok(())
         })
@@ -299,7 +299,7 @@ impl<K: Kind> NumDomain for PplDomain<K> {
 
     fn map_dims(&mut self, map: &[Option<Dim>]) -> Result<()> {
         let k = check_map(map, self.dims())?;
-        if map.iter().enumerate().all(|(i, t)| *t == Some(i)) {
+        if map.iter().enumerate().all(|(i, t)| *t == Some(Dim::new(i))) {
             return Ok(());
         }
         self.update(|d| {
@@ -307,7 +307,7 @@ impl<K: Kind> NumDomain for PplDomain<K> {
             let mut ints = vec![true; k];
             for (i, t) in map.iter().enumerate() {
                 if let Some(t) = t {
-                    ints[*t] = d.ints[i];
+                    ints[t.index()] = d.ints[i];
                 }
             }
             d.ints = ints;
@@ -360,7 +360,7 @@ impl<K: Kind> NumDomain for PplDomain<K> {
         let mut r = self.join(newer)?;
         let mut ths = Vec::new();
         for c in thresholds {
-            if c.expr.max_dim().is_some_and(|d| d >= self.dims()) {
+            if c.expr.max_dim().is_some_and(|d| d.index() >= self.dims()) {
                 continue;
             }
             let (e, kind) = match normalize(c, self.is_integral(&c.expr)) {

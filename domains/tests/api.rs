@@ -2,12 +2,14 @@
 //! instead of panics, dimension management, PPL from several threads.
 
 use dizy_domains::{
-    make_domain, ppl, AnyDomain, ConstraintKind, DomainError, DomainKind, Expr, LinConstraint,
+    make_domain, ppl, AnyDomain, ConstraintKind, Dim, DomainError, DomainKind, Expr, LinConstraint,
     LinExpr, NumDomain, Polyhedra,
 };
 
+/// `Σ a·x_d + k ⋈ 0` from `(a, d)` pairs with plain dimension indices.
 fn cons(terms: &[(i128, usize)], k: i128, kind: ConstraintKind) -> LinConstraint {
-    LinConstraint::new(LinExpr::from_terms(terms, k).unwrap(), kind)
+    let terms: Vec<(i128, Dim)> = terms.iter().map(|&(a, d)| (a, Dim::new(d))).collect();
+    LinConstraint::new(LinExpr::from_terms(&terms, k).unwrap(), kind)
 }
 
 #[test]
@@ -17,7 +19,7 @@ fn backends_by_name() {
         assert_eq!(d.kind().name(), name);
         assert_eq!(d.dims(), 4);
         assert!(d.is_top().unwrap());
-        assert!((0..4).all(|i| d.is_integer(i)));
+        assert!((0..4).all(|i| d.is_integer(Dim::new(i))));
         assert_eq!(name.parse::<DomainKind>().unwrap(), d.kind());
     }
     match make_domain("apron", 1) {
@@ -40,19 +42,21 @@ fn misuse_is_an_error_not_a_panic() {
         let out = cons(&[(1, 5)], 0, ConstraintKind::Le);
         assert!(matches!(
             d.meet_constraint(&out),
-            Err(DomainError::DimOutOfRange { dim: 5, dims: 2 })
+            Err(DomainError::DimOutOfRange { dim, dims: 2 }) if dim == Dim::new(5)
         ));
-        assert!(d.assign_linear(2, &LinExpr::var(0)).is_err());
-        assert!(d.assign_expr(0, &Expr::var(9)).is_err());
-        assert!(d.forget(7).is_err());
-        assert!(d.bounds(&LinExpr::var(3)).is_err());
-        assert!(d.remove_dims(&[4]).is_err());
-        assert!(d.map_dims(&[Some(0), Some(0)]).is_err());
-        assert!(d.map_dims(&[Some(1), Some(2)]).is_err());
-        assert!(d.map_dims(&[Some(0)]).is_err());
-        assert!(d.project(&[0, 0]).is_err());
+        assert!(d
+            .assign_linear(Dim::new(2), &LinExpr::var(Dim::new(0)))
+            .is_err());
+        assert!(d.assign_expr(Dim::new(0), &Expr::var(Dim::new(9))).is_err());
+        assert!(d.forget(Dim::new(7)).is_err());
+        assert!(d.bounds(&LinExpr::var(Dim::new(3))).is_err());
+        assert!(d.remove_dims(&[Dim::new(4)]).is_err());
+        assert!(d.map_dims(&[Some(Dim::new(0)), Some(Dim::new(0))]).is_err());
+        assert!(d.map_dims(&[Some(Dim::new(1)), Some(Dim::new(2))]).is_err());
+        assert!(d.map_dims(&[Some(Dim::new(0))]).is_err());
+        assert!(d.project(&[Dim::new(0), Dim::new(0)]).is_err());
         assert!(d.contains_point(&[1]).is_err());
-        assert!(d.set_integer(2, false).is_err());
+        assert!(d.set_integer(Dim::new(2), false).is_err());
         // Still usable afterwards.
         assert!(d.is_top().unwrap());
     }
@@ -85,11 +89,12 @@ fn dimension_management_keeps_relations() {
             .unwrap();
         // Swap x0 and x2.
         let mut s = d.clone();
-        s.map_dims(&[Some(2), Some(1), Some(0)]).unwrap();
+        s.map_dims(&[Some(Dim::new(2)), Some(Dim::new(1)), Some(Dim::new(0))])
+            .unwrap();
         assert!(s.entails(&cons(&[(1, 2)], -1, ConstraintKind::Eq)).unwrap());
         assert!(s.entails(&cons(&[(1, 0)], -5, ConstraintKind::Ge)).unwrap());
         // Project onto (x2, x0): new x0 is old x2.
-        let p = d.project(&[2, 0]).unwrap();
+        let p = d.project(&[Dim::new(2), Dim::new(0)]).unwrap();
         assert_eq!(p.dims(), 2);
         assert_eq!(
             p.to_strings(&["z", "x"]).unwrap(),
@@ -100,9 +105,10 @@ fn dimension_management_keeps_relations() {
         let mut a = d.clone();
         a.add_dims(2, false).unwrap();
         assert_eq!(a.dims(), 5);
-        assert!(!a.is_integer(4) && a.is_integer(2));
-        assert!(a.bounds(&LinExpr::var(4)).unwrap().lower == dizy_domains::Bound::NegInf);
-        a.remove_dims(&[3, 4, 3]).unwrap();
+        assert!(!a.is_integer(Dim::new(4)) && a.is_integer(Dim::new(2)));
+        assert!(a.bounds(&LinExpr::var(Dim::new(4))).unwrap().lower == dizy_domains::Bound::NegInf);
+        a.remove_dims(&[Dim::new(3), Dim::new(4), Dim::new(3)])
+            .unwrap();
         assert!(a.equals(&d).unwrap());
     }
     // Relational: the relation survives renaming in polyhedra and octagons.
@@ -110,7 +116,7 @@ fn dimension_management_keeps_relations() {
         let mut d = kind.top(2).unwrap();
         d.meet_constraint(&cons(&[(1, 0), (-1, 1)], -1, ConstraintKind::Eq))
             .unwrap();
-        d.map_dims(&[Some(1), Some(0)]).unwrap();
+        d.map_dims(&[Some(Dim::new(1)), Some(Dim::new(0))]).unwrap();
         assert!(d
             .entails(&cons(&[(1, 1), (-1, 0)], -1, ConstraintKind::Eq))
             .unwrap());
@@ -147,10 +153,16 @@ fn ppl_values_cross_threads() {
             std::thread::spawn(move || {
                 for i in 0..200 {
                     let mut d = (*shared).clone();
-                    d.assign_linear(0, &LinExpr::from_terms(&[(1, 0)], t + i).unwrap())
-                        .unwrap();
-                    d.assign_linear(1, &LinExpr::from_terms(&[(1, 1)], t + i).unwrap())
-                        .unwrap();
+                    d.assign_linear(
+                        Dim::new(0),
+                        &LinExpr::from_terms(&[(1, Dim::new(0))], t + i).unwrap(),
+                    )
+                    .unwrap();
+                    d.assign_linear(
+                        Dim::new(1),
+                        &LinExpr::from_terms(&[(1, Dim::new(1))], t + i).unwrap(),
+                    )
+                    .unwrap();
                     let j = d.join(&shared).unwrap();
                     assert!(j
                         .entails(&cons(&[(1, 0), (-1, 1)], 0, ConstraintKind::Eq))
@@ -190,15 +202,28 @@ fn extreme_numbers_do_not_panic_and_stay_sound() {
         }
         assert!(d.contains_point(&[0, 1]).unwrap(), "{kind}: {d:?}");
         let mut a = d.clone();
-        a.assign_linear(0, &LinExpr::from_terms(&[(max, 1)], max).unwrap())
-            .unwrap();
-        a.assign_expr(1, &Expr::mul(Expr::var(0), Expr::constant(max)))
-            .unwrap();
-        a.assign_expr(1, &Expr::div(Expr::var(0), Expr::constant(min)))
-            .unwrap();
-        a.assign_expr(1, &Expr::rem(Expr::constant(min), Expr::constant(-1)))
-            .unwrap();
-        let _ = a.bounds(&LinExpr::from_terms(&[(max, 0), (max, 1)], min).unwrap());
+        a.assign_linear(
+            Dim::new(0),
+            &LinExpr::from_terms(&[(max, Dim::new(1))], max).unwrap(),
+        )
+        .unwrap();
+        a.assign_expr(
+            Dim::new(1),
+            &Expr::mul(Expr::var(Dim::new(0)), Expr::constant(max)),
+        )
+        .unwrap();
+        a.assign_expr(
+            Dim::new(1),
+            &Expr::div(Expr::var(Dim::new(0)), Expr::constant(min)),
+        )
+        .unwrap();
+        a.assign_expr(
+            Dim::new(1),
+            &Expr::rem(Expr::constant(min), Expr::constant(-1)),
+        )
+        .unwrap();
+        let _ =
+            a.bounds(&LinExpr::from_terms(&[(max, Dim::new(0)), (max, Dim::new(1))], min).unwrap());
         let _ = a.to_strings(&["x", "y"]).unwrap();
         let _ = a.integer_point();
         let _ = a.widen(&d.join(&a).unwrap()).unwrap();

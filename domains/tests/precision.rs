@@ -3,12 +3,17 @@
 //! `x ≤ y + 3`), and the loss of them in the interval backend.
 
 use dizy_domains::{
-    make_domain, AnyDomain, Bound, ConstraintKind, DomainKind, Expr, Intervals, LinConstraint,
+    make_domain, AnyDomain, Bound, ConstraintKind, Dim, DomainKind, Expr, Intervals, LinConstraint,
     LinExpr, NumDomain, Octagons, Polyhedra,
 };
 
+/// `(a, d)` pairs with plain dimension indices, as `(a, Dim)` pairs.
+fn dims(terms: &[(i128, usize)]) -> Vec<(i128, Dim)> {
+    terms.iter().map(|&(a, d)| (a, Dim::new(d))).collect()
+}
+
 fn lin(terms: &[(i128, usize)], k: i128) -> LinExpr {
-    LinExpr::from_terms(terms, k).unwrap()
+    LinExpr::from_terms(&dims(terms), k).unwrap()
 }
 
 fn cons(terms: &[(i128, usize)], k: i128, kind: ConstraintKind) -> LinConstraint {
@@ -26,8 +31,8 @@ fn tagged_increment<D: NumDomain>(mut d: D) -> D {
         .unwrap();
     d.meet_constraint(&cons(&[(1, X), (-1, XP)], 0, ConstraintKind::Eq))
         .unwrap();
-    d.assign_linear(X, &lin(&[(1, X)], 1)).unwrap();
-    d.assign_linear(XP, &lin(&[(1, XP)], 1)).unwrap();
+    d.assign_linear(Dim::new(X), &lin(&[(1, X)], 1)).unwrap();
+    d.assign_linear(Dim::new(XP), &lin(&[(1, XP)], 1)).unwrap();
     d
 }
 
@@ -52,15 +57,15 @@ fn octagons_keep_tagged_equality_and_difference_bounds() {
     d.meet_constraint(&cons(&[(1, X), (-1, y)], -3, ConstraintKind::Le))
         .unwrap(); // x ≤ y + 3
     let mut d = tagged_increment(d);
-    d.assign_linear(y, &lin(&[(1, y)], 1)).unwrap();
+    d.assign_linear(Dim::new(y), &lin(&[(1, y)], 1)).unwrap();
     let x_le_y3 = cons(&[(1, X), (-1, y)], -3, ConstraintKind::Le);
     assert!(d.entails(&x_eq_xp()).unwrap());
     assert!(d.entails(&x_le_y3).unwrap());
     // ... also through a join with a differently shifted state and a widening.
     let mut e = d.clone();
-    e.assign_linear(X, &lin(&[(1, X)], 5)).unwrap();
-    e.assign_linear(XP, &lin(&[(1, XP)], 5)).unwrap();
-    e.assign_linear(y, &lin(&[(1, y)], 7)).unwrap();
+    e.assign_linear(Dim::new(X), &lin(&[(1, X)], 5)).unwrap();
+    e.assign_linear(Dim::new(XP), &lin(&[(1, XP)], 5)).unwrap();
+    e.assign_linear(Dim::new(y), &lin(&[(1, y)], 7)).unwrap();
     let w = d.widen(&d.join(&e).unwrap()).unwrap();
     assert!(w.entails(&x_eq_xp()).unwrap());
     assert!(w.entails(&x_le_y3).unwrap());
@@ -91,7 +96,8 @@ fn polyhedra_keep_strength_reduced_loop_relation() {
     let mut head = Polyhedra::top(5).unwrap();
     head.meet_constraint(&cons(&[(1, i)], 0, ConstraintKind::Eq))
         .unwrap(); // i = 0
-    head.assign_linear(jp, &lin(&[(1, c)], 0)).unwrap(); // j' := c
+    head.assign_linear(Dim::new(jp), &lin(&[(1, c)], 0))
+        .unwrap(); // j' := c
     assert!(head.entails(&rel).unwrap());
 
     // Iterate the loop head to a fixpoint: head ∇ (head ⊔ body(head)).
@@ -100,8 +106,9 @@ fn polyhedra_keep_strength_reduced_loop_relation() {
         let mut body = head.clone();
         body.meet_constraint(&cons(&[(1, i), (-1, n)], 0, ConstraintKind::Lt))
             .unwrap(); // i < n
-        body.assign_linear(i, &lin(&[(1, i)], 1)).unwrap();
-        body.assign_linear(jp, &lin(&[(1, jp)], 5)).unwrap();
+        body.assign_linear(Dim::new(i), &lin(&[(1, i)], 1)).unwrap();
+        body.assign_linear(Dim::new(jp), &lin(&[(1, jp)], 5))
+            .unwrap();
         let next = head.widen(&head.join(&body).unwrap()).unwrap();
         assert!(
             next.entails(&rel).unwrap(),
@@ -118,7 +125,8 @@ fn polyhedra_keep_strength_reduced_loop_relation() {
     let mut exit = head.clone();
     exit.meet_constraint(&cons(&[(1, i), (-1, n)], 0, ConstraintKind::Ge))
         .unwrap();
-    exit.assign_linear(j, &lin(&[(5, i), (1, c)], 0)).unwrap();
+    exit.assign_linear(Dim::new(j), &lin(&[(5, i), (1, c)], 0))
+        .unwrap();
     assert!(exit
         .entails(&cons(&[(1, j), (-1, jp)], 0, ConstraintKind::Eq))
         .unwrap());
@@ -130,10 +138,11 @@ fn polyhedra_keep_strength_reduced_loop_relation() {
     let mut oct = Octagons::top(5).unwrap();
     oct.meet_constraint(&cons(&[(1, i)], 0, ConstraintKind::Eq))
         .unwrap();
-    oct.assign_linear(jp, &lin(&[(1, c)], 0)).unwrap();
+    oct.assign_linear(Dim::new(jp), &lin(&[(1, c)], 0)).unwrap();
     let mut body = oct.clone();
-    body.assign_linear(i, &lin(&[(1, i)], 1)).unwrap();
-    body.assign_linear(jp, &lin(&[(1, jp)], 5)).unwrap();
+    body.assign_linear(Dim::new(i), &lin(&[(1, i)], 1)).unwrap();
+    body.assign_linear(Dim::new(jp), &lin(&[(1, jp)], 5))
+        .unwrap();
     let w = oct.widen(&oct.join(&body).unwrap()).unwrap();
     assert!(!w.entails(&rel).unwrap());
 }
@@ -160,13 +169,19 @@ fn strict_inequalities_integer_and_real() {
         let mut d = kind.top(1).unwrap();
         d.meet_constraint(&cons(&[(1, 0)], -1, ConstraintKind::Lt))
             .unwrap(); // x < 1
-        assert_eq!(d.bounds(&LinExpr::var(0)).unwrap().upper, Bound::int(0));
+        assert_eq!(
+            d.bounds(&LinExpr::var(Dim::new(0))).unwrap().upper,
+            Bound::int(0)
+        );
         let mut r = kind.top(1).unwrap();
-        r.set_integer(0, false).unwrap();
+        r.set_integer(Dim::new(0), false).unwrap();
         r.meet_constraint(&cons(&[(1, 0)], -1, ConstraintKind::Lt))
             .unwrap();
         // Over the reals the closure x ≤ 1 is kept (sound).
-        assert_eq!(r.bounds(&LinExpr::var(0)).unwrap().upper, Bound::int(1));
+        assert_eq!(
+            r.bounds(&LinExpr::var(Dim::new(0))).unwrap().upper,
+            Bound::int(1)
+        );
     }
 }
 
@@ -182,7 +197,7 @@ fn disequality_splits_over_integers() {
         let pieces = d.meet_split(&ne).unwrap();
         let ranges: Vec<String> = pieces
             .iter()
-            .map(|p| p.bounds(&LinExpr::var(0)).unwrap().to_string())
+            .map(|p| p.bounds(&LinExpr::var(Dim::new(0))).unwrap().to_string())
             .collect();
         assert_eq!(ranges, vec!["[-2, -1]", "[1, 2]"], "{kind}");
         // The convex meet keeps the hull, and tightens a bound at 0.
@@ -193,7 +208,10 @@ fn disequality_splits_over_integers() {
         half.meet_constraint(&cons(&[(1, 0)], 0, ConstraintKind::Ge))
             .unwrap();
         half.meet_constraint(&ne).unwrap();
-        assert_eq!(half.bounds(&LinExpr::var(0)).unwrap().to_string(), "[1, 2]");
+        assert_eq!(
+            half.bounds(&LinExpr::var(Dim::new(0))).unwrap().to_string(),
+            "[1, 2]"
+        );
     }
 }
 
@@ -211,7 +229,7 @@ fn widening_with_thresholds_keeps_loop_bound() {
             loop {
                 let mut body = head.clone();
                 body.meet_constraint(&guard).unwrap();
-                body.assign_linear(0, &lin(&[(1, 0)], 1)).unwrap();
+                body.assign_linear(Dim::new(0), &lin(&[(1, 0)], 1)).unwrap();
                 let next = if use_thresholds {
                     head.widen_with_thresholds(&body, std::slice::from_ref(&threshold))
                 } else {
@@ -231,7 +249,7 @@ fn widening_with_thresholds_keeps_loop_bound() {
                 "[0, +oo]"
             };
             assert_eq!(
-                head.bounds(&LinExpr::var(0)).unwrap().to_string(),
+                head.bounds(&LinExpr::var(Dim::new(0))).unwrap().to_string(),
                 expected,
                 "{kind}"
             );
@@ -250,25 +268,37 @@ fn non_linear_assignments() {
             d.meet_constraint(&cons(&[(1, v)], -hi, ConstraintKind::Le))
                 .unwrap();
         }
-        let bx = |d: &AnyDomain| d.bounds(&LinExpr::var(x)).unwrap().to_string();
+        let bx = |d: &AnyDomain| d.bounds(&LinExpr::var(Dim::new(x))).unwrap().to_string();
         let mut m = d.clone();
-        m.assign_expr(x, &Expr::mul(Expr::var(y), Expr::var(z)))
-            .unwrap();
+        m.assign_expr(
+            Dim::new(x),
+            &Expr::mul(Expr::var(Dim::new(y)), Expr::var(Dim::new(z))),
+        )
+        .unwrap();
         assert_eq!(bx(&m), "[2, 12]", "{kind}");
         let mut q = d.clone();
-        q.assign_expr(x, &Expr::div(Expr::constant(13), Expr::var(y)))
-            .unwrap();
+        q.assign_expr(
+            Dim::new(x),
+            &Expr::div(Expr::constant(13), Expr::var(Dim::new(y))),
+        )
+        .unwrap();
         assert_eq!(bx(&q), "[4, 13]", "{kind}");
         let mut r = d.clone();
-        r.assign_expr(x, &Expr::rem(Expr::var(z), Expr::constant(3)))
-            .unwrap();
+        r.assign_expr(
+            Dim::new(x),
+            &Expr::rem(Expr::var(Dim::new(z)), Expr::constant(3)),
+        )
+        .unwrap();
         assert_eq!(bx(&r), "[0, 2]", "{kind}");
         let mut u = d.clone();
-        u.assign_expr(x, &Expr::Unknown).unwrap();
+        u.assign_expr(Dim::new(x), &Expr::Unknown).unwrap();
         assert!(u.equals(&d).unwrap());
         let mut t = d.clone();
-        t.assign_expr(x, &Expr::add(Expr::var(y), Expr::Range(Some(0), Some(9))))
-            .unwrap();
+        t.assign_expr(
+            Dim::new(x),
+            &Expr::add(Expr::var(Dim::new(y)), Expr::Range(Some(0), Some(9))),
+        )
+        .unwrap();
         assert_eq!(bx(&t), "[1, 12]", "{kind}");
         assert_eq!(t.dims(), 3);
     }
@@ -279,8 +309,11 @@ fn non_linear_assignments() {
         d.meet_constraint(&cons(&[(1, 1)], 0, ConstraintKind::Ge))
             .unwrap();
         let mut t = d.clone();
-        t.assign_expr(0, &Expr::add(Expr::var(1), Expr::Range(Some(0), Some(9))))
-            .unwrap();
+        t.assign_expr(
+            Dim::new(0),
+            &Expr::add(Expr::var(Dim::new(1)), Expr::Range(Some(0), Some(9))),
+        )
+        .unwrap();
         assert!(t
             .entails(&cons(&[(1, 0), (-1, 1)], -9, ConstraintKind::Le))
             .unwrap());
@@ -289,8 +322,11 @@ fn non_linear_assignments() {
             .unwrap());
         if kind == DomainKind::Polyhedra {
             let mut h = d.clone();
-            h.assign_expr(0, &Expr::div(Expr::var(1), Expr::constant(2)))
-                .unwrap();
+            h.assign_expr(
+                Dim::new(0),
+                &Expr::div(Expr::var(Dim::new(1)), Expr::constant(2)),
+            )
+            .unwrap();
             assert!(h
                 .entails(&cons(&[(2, 0), (-1, 1)], 0, ConstraintKind::Le))
                 .unwrap());
@@ -327,7 +363,7 @@ fn integer_points() {
     assert_eq!(b.integer_point().unwrap(), Some(vec![5, -4]));
     // No integer point in a thin rational slab: 1 ≤ 3x ≤ 2 over the reals.
     let mut p = Polyhedra::top(1).unwrap();
-    p.set_integer(0, false).unwrap();
+    p.set_integer(Dim::new(0), false).unwrap();
     p.meet_constraint(&cons(&[(3, 0)], -1, ConstraintKind::Ge))
         .unwrap();
     p.meet_constraint(&cons(&[(3, 0)], -2, ConstraintKind::Le))

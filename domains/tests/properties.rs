@@ -8,7 +8,7 @@
 //! widening termination are checked on the same values.
 
 use dizy_domains::{
-    AnyDomain, ConstraintKind, DomainKind, Expr, LinConstraint, LinExpr, NumDomain, Rat,
+    AnyDomain, ConstraintKind, Dim, DomainKind, Expr, LinConstraint, LinExpr, NumDomain, Rat,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -53,7 +53,11 @@ fn kind_strategy(with_ne: bool) -> BoxedStrategy<ConstraintKind> {
 
 fn linexpr(coef: i128, cst: i128) -> impl Strategy<Value = LinExpr> {
     (prop::collection::vec(-coef..=coef, N), -cst..=cst).prop_map(|(cs, k)| {
-        let terms: Vec<(i128, usize)> = cs.into_iter().enumerate().map(|(d, a)| (a, d)).collect();
+        let terms: Vec<(i128, Dim)> = cs
+            .into_iter()
+            .enumerate()
+            .map(|(d, a)| (a, Dim::new(d)))
+            .collect();
         LinExpr::from_terms(&terms, k).expect("small coefficients")
     })
 }
@@ -69,7 +73,7 @@ fn spec() -> impl Strategy<Value = Spec> {
 fn expr() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
         4 => (-4i128..=4).prop_map(Expr::Const),
-        6 => (0..N).prop_map(Expr::Var),
+        6 => (0..N).prop_map(|d| Expr::Var(Dim::new(d))),
         1 => Just(Expr::Unknown),
         1 => Just(Expr::Range(Some(-2), Some(5))),
     ];
@@ -123,11 +127,11 @@ fn box_constraints() -> Vec<LinConstraint> {
         .flat_map(|d| {
             [
                 LinConstraint::new(
-                    LinExpr::from_terms(&[(1, d)], -B).unwrap(),
+                    LinExpr::from_terms(&[(1, Dim::new(d))], -B).unwrap(),
                     ConstraintKind::Le,
                 ),
                 LinConstraint::new(
-                    LinExpr::from_terms(&[(1, d)], B).unwrap(),
+                    LinExpr::from_terms(&[(1, Dim::new(d))], B).unwrap(),
                     ConstraintKind::Ge,
                 ),
             ]
@@ -207,7 +211,7 @@ fn p_meet_constraint_sound(kind: DomainKind, s: &Spec, c: &LinConstraint) -> Tes
 
 fn p_assign_linear_sound(kind: DomainKind, s: &Spec, d: usize, e: &LinExpr) -> TestResult {
     let mut a = build(kind, s)?;
-    a.assign_linear(d, e).map_err(err)?;
+    a.assign_linear(Dim::new(d), e).map_err(err)?;
     let img: Vec<Point> = concrete(s)
         .into_iter()
         .map(|mut p| {
@@ -221,7 +225,7 @@ fn p_assign_linear_sound(kind: DomainKind, s: &Spec, d: usize, e: &LinExpr) -> T
 fn p_assign_expr_sound(kind: DomainKind, s: &Spec, d: usize, e: &Expr) -> TestResult {
     let mut a = build(kind, s)?;
     let before = a.dims();
-    a.assign_expr(d, e).map_err(err)?;
+    a.assign_expr(Dim::new(d), e).map_err(err)?;
     prop_assert_eq!(a.dims(), before, "fresh dimensions must be removed");
     let mut img = Vec::new();
     for p in concrete(s) {
@@ -243,7 +247,7 @@ fn p_assign_expr_sound(kind: DomainKind, s: &Spec, d: usize, e: &Expr) -> TestRe
 
 fn p_forget_sound(kind: DomainKind, s: &Spec, d: usize) -> TestResult {
     let mut a = build(kind, s)?;
-    a.forget(d).map_err(err)?;
+    a.forget(Dim::new(d)).map_err(err)?;
     let img: Vec<Point> = concrete(s)
         .into_iter()
         .flat_map(|p| {
@@ -301,7 +305,7 @@ fn p_widening_stabilizes(kind: DomainKind, scale: &[i128], rel: &LinExpr) -> Tes
     let chain = |k: i128| -> Result<AnyDomain, TestCaseError> {
         let mut d = kind.top(N).map_err(err)?;
         for (i, &s) in scale.iter().enumerate() {
-            let e = LinExpr::term(1, i);
+            let e = LinExpr::term(1, Dim::new(i));
             d.meet_constraint(&LinConstraint::new(
                 e.checked_add_constant(-k * s).unwrap(),
                 ConstraintKind::Le,
@@ -415,10 +419,10 @@ fn p_real_dims_sound(
     d: usize,
 ) -> TestResult {
     let mut a = kind.top(N).map_err(err)?;
-    a.set_integer(1, false).map_err(err)?;
+    a.set_integer(Dim::new(1), false).map_err(err)?;
     a.meet_constraints(&box_constraints()).map_err(err)?;
     a.meet_constraints(s).map_err(err)?;
-    prop_assert!(!a.is_integer(1) && a.is_integer(0));
+    prop_assert!(!a.is_integer(Dim::new(1)) && a.is_integer(Dim::new(0)));
     let pts = concrete(s);
     require_all(&a, &pts, "build (real dim)")?;
     let mut m = a.clone();
@@ -430,7 +434,7 @@ fn p_real_dims_sound(
         .collect();
     require_all(&m, &kept, "meet (real dim)")?;
     let mut t = a.clone();
-    t.assign_linear(d, e).map_err(err)?;
+    t.assign_linear(Dim::new(d), e).map_err(err)?;
     let img: Vec<Point> = pts
         .iter()
         .map(|p| {
@@ -441,7 +445,7 @@ fn p_real_dims_sound(
         .collect();
     require_all(&t, &img, "assign (real dim)")?;
     let j = m.join(&t).map_err(err)?;
-    prop_assert!(!j.is_integer(1), "join keeps the real flag");
+    prop_assert!(!j.is_integer(Dim::new(1)), "join keeps the real flag");
     require_all(&j, &[kept, img].concat(), "join (real dim)")
 }
 
@@ -459,7 +463,7 @@ fn p_dims_sound(kind: DomainKind, s: &Spec, perm: &[usize], drop: usize) -> Test
     let pts = concrete(s);
     // Permutation: new dimension perm[i] is old i.
     let mut p1 = a.clone();
-    let map: Vec<Option<usize>> = perm.iter().map(|&t| Some(t)).collect();
+    let map: Vec<Option<Dim>> = perm.iter().map(|&t| Some(Dim::new(t))).collect();
     p1.map_dims(&map).map_err(err)?;
     let img: Vec<Point> = pts
         .iter()
@@ -474,14 +478,14 @@ fn p_dims_sound(kind: DomainKind, s: &Spec, perm: &[usize], drop: usize) -> Test
     require_all(&p1, &img, "map_dims")?;
     // Removal and projection drop a coordinate.
     let mut r = a.clone();
-    r.remove_dims(&[drop]).map_err(err)?;
+    r.remove_dims(&[Dim::new(drop)]).map_err(err)?;
     prop_assert_eq!(r.dims(), N - 1);
-    let keep: Vec<usize> = (0..N).filter(|&i| i != drop).collect();
+    let keep: Vec<Dim> = (0..N).filter(|&i| i != drop).map(Dim::new).collect();
     let pr = a.project(&keep).map_err(err)?;
     prop_assert!(r.equals(&pr).map_err(err)?, "remove_dims and project agree");
     let img: Vec<Point> = pts
         .iter()
-        .map(|p| keep.iter().map(|&i| p[i]).collect())
+        .map(|p| keep.iter().map(|&i| p[i.index()]).collect())
         .collect();
     require_all(&r, &img, "remove_dims")?;
     // Adding a dimension leaves it unconstrained.
@@ -584,17 +588,22 @@ fn the_checks_can_fail() {
     assert!(require_all(&a, &img, "wrong").is_err());
 
     let scale = [1, 1, 1];
-    let rel = LinExpr::var(0);
+    let rel = LinExpr::var(Dim::new(0));
     // Plain joins in place of widening: never stationary on this chain.
     let mut x = build(DomainKind::Polyhedra, &vec![]).unwrap();
-    x.meet_constraint(&LinConstraint::new(LinExpr::var(0), ConstraintKind::Le))
-        .unwrap();
+    x.meet_constraint(&LinConstraint::new(
+        LinExpr::var(Dim::new(0)),
+        ConstraintKind::Le,
+    ))
+    .unwrap();
     let mut grew = 0;
     for k in 1..=10i128 {
         let mut y = DomainKind::Polyhedra.top(N).unwrap();
         for (i, s) in scale.iter().enumerate() {
             y.meet_constraint(&LinConstraint::new(
-                LinExpr::term(1, i).checked_add_constant(-k * s).unwrap(),
+                LinExpr::term(1, Dim::new(i))
+                    .checked_add_constant(-k * s)
+                    .unwrap(),
                 ConstraintKind::Le,
             ))
             .unwrap();

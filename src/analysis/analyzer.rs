@@ -103,7 +103,7 @@ impl<'a> Analyzer<'a> {
         let mut clobber_new = vec![];
         let mut globals_old = vec![];
         let mut globals_new = vec![];
-        for d in 0..dims.len() {
+        for d in (0..dims.len()).map(Dim::new) {
             let v = dims.var_of(d);
             let info = f.func.var(v);
             let global = matches!(info.kind, VarKind::Global(_));
@@ -196,7 +196,7 @@ impl<'a> Analyzer<'a> {
             .domain
             .top_budgeted(self.dims.len(), self.budget.op_budget())
             .map_err(derr)?;
-        for d in 0..self.dims.len() {
+        for d in (0..self.dims.len()).map(Dim::new) {
             if self.dims.ty_of(&self.f.func, d).is_float() {
                 data.set_integer(d, false).map_err(derr)?;
             }

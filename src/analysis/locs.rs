@@ -86,7 +86,7 @@ impl Dims {
                 continue;
             }
             if v.ty.is_scalar() {
-                d.of_var[i] = Some(d.locs.len());
+                d.of_var[i] = Some(Dim::new(d.locs.len()));
                 d.locs.push(Loc::Var(var));
                 d.names.push(v.name.clone());
             } else if no_cells.contains(&var) || has_big_array(structs, &v.ty) {
@@ -94,7 +94,7 @@ impl Dims {
             } else if let Some(leaves) = crate::ir::scalar_leaves(structs, &v.ty, MAX_CELLS) {
                 let mut cells = vec![];
                 for (path, offset, ty) in leaves {
-                    let dim = d.locs.len();
+                    let dim = Dim::new(d.locs.len());
                     d.locs.push(Loc::Cell {
                         var,
                         offset,
@@ -118,9 +118,9 @@ impl Dims {
     /// lack it: [`crate::analysis::reconcile`] extends them, unconstrained, where two meet.
     pub fn add(&mut self, loc: Loc, name: impl Into<String>) -> Dim {
         if let Some(d) = self.locs.iter().position(|l| *l == loc) {
-            return d;
+            return Dim::new(d);
         }
-        let d = self.locs.len();
+        let d = Dim::new(self.locs.len());
         match &loc {
             Loc::Var(v) if v.index() < self.of_var.len() => self.of_var[v.index()] = Some(d),
             _ => {}
@@ -156,7 +156,7 @@ impl Dims {
 
     /// The C type of the value dimension `d` holds.
     pub fn ty_of<'a>(&'a self, f: &'a Function, d: Dim) -> &'a CType {
-        match &self.locs[d] {
+        match &self.locs[d.index()] {
             Loc::Var(v) => &f.var(*v).ty,
             Loc::Cell { ty, .. } => ty,
         }
@@ -164,7 +164,7 @@ impl Dims {
 
     /// The variable whose value (or part of it) dimension `d` holds.
     pub fn var_of(&self, d: Dim) -> VarId {
-        match &self.locs[d] {
+        match &self.locs[d.index()] {
             Loc::Var(v) | Loc::Cell { var: v, .. } => *v,
         }
     }

@@ -32,7 +32,7 @@ pub fn derr(e: dizy_domains::DomainError) -> Error {
 pub fn equiv_set(data: &AnyDomain, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Vec<bool>> {
     let mut out = Vec::with_capacity(pairs.len());
     for &(x, y) in pairs {
-        if x >= data.dims() || y >= data.dims() {
+        if x.index() >= data.dims() || y.index() >= data.dims() {
             // A location the value has not met yet: nothing is known of it.
             out.push(false);
             continue;
@@ -337,7 +337,7 @@ mod tests {
     fn sub(dims: usize, x: i128) -> Sub {
         let b = Budget::unlimited();
         let mut data = DomainKind::Polyhedra.top(dims).unwrap();
-        let e = LinExpr::from_terms(&[(1, 0)], -x).unwrap();
+        let e = LinExpr::from_terms(&[(1, Dim::new(0))], -x).unwrap();
         data.s_meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq), &b)
             .unwrap();
         Sub {
@@ -352,7 +352,7 @@ mod tests {
     fn values_of_a_grown_environment_are_reconciled() {
         let b = Budget::unlimited();
         let (old, new) = (sub(1, 1), sub(3, 2));
-        let pairs = [(1, 2)];
+        let pairs = [(Dim::new(1), Dim::new(2))];
         let joined = canonize(vec![old.clone(), new.clone()], Canon::JoinAll, &pairs, &b).unwrap();
         assert_eq!(joined.len(), 1);
         assert_eq!(joined[0].data.dims(), 3);
@@ -361,7 +361,7 @@ mod tests {
         assert!(leq(&vec![new.clone()], &joined, &b).unwrap());
         // The short value knows nothing of the new dimensions: not below one that does.
         let mut pinned = new.clone();
-        let e = LinExpr::from_terms(&[(1, 1)], 0).unwrap();
+        let e = LinExpr::from_terms(&[(1, Dim::new(1))], 0).unwrap();
         pinned
             .data
             .s_meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq), &b)

@@ -195,7 +195,7 @@ fn check(c: &Correlated, opts: &Options, inputs: &[Vec<Value>], perturb: bool) -
         if !contains(exit, &p) {
             let named: Vec<String> = p
                 .iter()
-                .map(|&(d, x)| format!("{} = {x}", a.dims.names[d]))
+                .map(|&(d, x)| format!("{} = {x}", a.dims.names[d.index()]))
                 .collect();
             let abs: Vec<Vec<String>> = exit
                 .iter()
@@ -273,7 +273,7 @@ fn assignments() {
     let exit = a.states[crate::ir::Pos::new(c.product().instrs.len())]
         .clone()
         .unwrap();
-    let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
+    let dim = |n: &str| Dim::new(a.dims.names.iter().position(|x| x == n).unwrap());
     let (y0, r, r2) = (dim("y₀"), dim("retval"), dim("retval'"));
     assert!(contains(&exit, &[(y0, 2), (r, 13), (r2, 14)]));
     assert!(!contains(&exit, &[(y0, 2), (r, 13), (r2, 13)]));
@@ -472,7 +472,7 @@ fn checker_rejects_points_outside() {
     let exit = a.states[crate::ir::Pos::new(c.product().instrs.len())]
         .clone()
         .unwrap();
-    let dim = |n: &str| a.dims.names.iter().position(|x| x == n).unwrap();
+    let dim = |n: &str| Dim::new(a.dims.names.iter().position(|x| x == n).unwrap());
     let (x0, r, r2) = (dim("x₀"), dim("retval"), dim("retval'"));
     assert!(contains(&exit, &[(x0, 5), (r, 1), (r2, 1)]));
     assert!(contains(&exit, &[(x0, -5), (r, 2), (r2, 3)]));

@@ -12,7 +12,7 @@ use std::ptr;
 
 use super::ffi;
 use super::lock::{check, Guard};
-use crate::linear::{ConstraintKind, LinConstraint, LinExpr};
+use crate::linear::{ConstraintKind, Dim, LinConstraint, LinExpr};
 use crate::{DomainError, Result};
 
 /// An owned GMP integer (`mpz_t`). GMP objects are independent of PPL's
@@ -135,7 +135,9 @@ impl<'g> PLinExpr<'g> {
         for &(d, a) in e.terms() {
             let c = Coef::new(g, a)?;
             // SAFETY: valid handles.
-            check(unsafe { ffi::ppl_Linear_Expression_add_to_coefficient(le.raw, d, c.raw) })?;
+            check(unsafe {
+                ffi::ppl_Linear_Expression_add_to_coefficient(le.raw, d.index(), c.raw)
+            })?;
         }
         if e.constant_term() != 0 {
             let c = Coef::new(g, e.constant_term())?;
@@ -261,7 +263,7 @@ pub(super) fn read_constraints(
                 check(ffi::ppl_Constraint_coefficient(c, v, coef.raw))?;
                 match coef.get()? {
                     Some(0) => {}
-                    Some(a) => terms.push((a, v)),
+                    Some(a) => terms.push((a, Dim::new(v))),
                     None => fits = false,
                 }
             }

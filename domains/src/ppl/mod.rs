@@ -70,7 +70,7 @@ pub fn provoke_error() -> Result<()> {
 mod tests {
     use super::handles::Mpz;
     use super::*;
-    use crate::linear::{ConstraintKind, LinConstraint, LinExpr};
+    use crate::linear::{ConstraintKind, Dim, LinConstraint, LinExpr};
     use crate::DomainError;
 
     #[test]
@@ -113,7 +113,7 @@ mod tests {
     fn mip_gives_up_on_lattice_free_unbounded_problem() {
         // 2x - 2y = 1 has rational but no integer solutions.
         let mut s = Shape::<CPolyhedron>::new(2, false, 0).unwrap();
-        let e = LinExpr::from_terms(&[(2, 0), (-2, 1)], -1).unwrap();
+        let e = LinExpr::from_terms(&[(2, Dim::new(0)), (-2, Dim::new(1))], -1).unwrap();
         s.refine(&[LinConstraint::new(e, ConstraintKind::Eq)], 2)
             .unwrap();
         match s.integer_point(2) {

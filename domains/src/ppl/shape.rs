@@ -14,7 +14,7 @@ use super::handles::{read_constraints, Coef, PConsSys, PLinExpr};
 use super::kinds::Kind;
 use super::lock::{budgeted, check, lock, Guard};
 use super::mip::mip_point;
-use crate::linear::{LinConstraint, LinExpr};
+use crate::linear::{Dim, LinConstraint, LinExpr};
 use crate::num::{Bound, Rat};
 use crate::Result;
 
@@ -100,23 +100,23 @@ impl<K: Kind> Shape<K> {
     }
 
     /// `x_var := e`.
-    pub fn affine_image(&mut self, var: usize, e: &LinExpr, dims: usize) -> Result<()> {
+    pub fn affine_image(&mut self, var: Dim, e: &LinExpr, dims: usize) -> Result<()> {
         let g = lock()?;
         let le = PLinExpr::new(&g, e, dims)?;
         let one = Coef::new(&g, 1)?;
         // SAFETY: valid handles; lock held.
         check(budgeted(self.budget, || unsafe {
-            K::affine_image(self.raw, var, le.raw, one.raw)
+            K::affine_image(self.raw, var.index(), le.raw, one.raw)
         }))?;
         Ok(())
     }
 
     /// Forgets everything about `x_var`.
-    pub fn unconstrain(&mut self, var: usize) -> Result<()> {
+    pub fn unconstrain(&mut self, var: Dim) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
         check(budgeted(self.budget, || unsafe {
-            K::unconstrain(self.raw, var)
+            K::unconstrain(self.raw, var.index())
         }))?;
         Ok(())
     }
@@ -131,9 +131,9 @@ impl<K: Kind> Shape<K> {
 
     /// Projects away the given dimensions (sorted, distinct); the others
     /// keep their order.
-    pub fn remove_dims(&mut self, ds: &[usize]) -> Result<()> {
+    pub fn remove_dims(&mut self, ds: &[Dim]) -> Result<()> {
         let _g = lock()?;
-        let mut ds = ds.to_vec();
+        let mut ds: Vec<usize> = ds.iter().map(|d| d.index()).collect();
         // SAFETY: valid handle and array of `ds.len()` entries; lock held.
         check(budgeted(self.budget, || unsafe {
             K::remove_dims(self.raw, ds.as_mut_ptr(), ds.len())
@@ -143,12 +143,12 @@ impl<K: Kind> Shape<K> {
 
     /// Renames dimension `i` to `map[i]`, projecting away those mapped to
     /// `None`. The caller checks that the image is exactly `0..k`.
-    pub fn map_dims(&mut self, map: &[Option<usize>]) -> Result<()> {
+    pub fn map_dims(&mut self, map: &[Option<Dim>]) -> Result<()> {
         let _g = lock()?;
         let mut nad = 0usize;
         // SAFETY: valid out-pointer; lock held.
         check(unsafe { ffi::ppl_not_a_dimension(&mut nad) })?;
-        let mut maps: Vec<usize> = map.iter().map(|m| m.unwrap_or(nad)).collect();
+        let mut maps: Vec<usize> = map.iter().map(|m| m.map_or(nad, Dim::index)).collect();
         // SAFETY: valid handle and array of `maps.len()` entries; lock held.
         check(budgeted(self.budget, || unsafe {
             K::map_dims(self.raw, maps.as_mut_ptr(), maps.len())
