@@ -38,6 +38,32 @@ impl Ctx<'_> {
             .insert(name.to_string(), Binding::Func(name.to_string()));
     }
 
+    /// Whether a declared name is volatile; `None` when the declaration is a typedef, which is
+    /// bound here (volatile typedefs remembered) and needs nothing more.
+    fn typedef_or_volatile(
+        &mut self,
+        d: &Node<Declaration>,
+        idecl: &Node<InitDeclarator>,
+        typedef: bool,
+        name: &str,
+        ty: &CType,
+    ) -> Option<bool> {
+        let volatile = self.tables.is_volatile(
+            SpecList::Decl(&d.node.specifiers),
+            Some(&idecl.node.declarator.node),
+            ty,
+        );
+        if !typedef {
+            return Some(volatile);
+        }
+        if volatile {
+            self.tables.volatile_typedefs.insert(name.to_string());
+        }
+        self.tables
+            .bind(name.to_string(), Binding::Typedef(ty.clone()));
+        None
+    }
+
     pub(super) fn file_declaration(&mut self, d: &Node<Declaration>) -> Res<()> {
         let st = storage(&d.node.specifiers);
         let base = match self.base_type(SpecList::Decl(&d.node.specifiers), d.span.start) {
@@ -56,18 +82,9 @@ impl Ctx<'_> {
                 Err(e) => return Err(e),
             };
             let Some(name) = name else { continue };
-            let volatile = self.tables.is_volatile(
-                SpecList::Decl(&d.node.specifiers),
-                Some(&idecl.node.declarator.node),
-                &ty,
-            );
-            if st.typedef {
-                if volatile {
-                    self.tables.volatile_typedefs.insert(name.clone());
-                }
-                self.tables.bind(name, Binding::Typedef(ty));
+            let Some(volatile) = self.typedef_or_volatile(d, idecl, st.typedef, &name, &ty) else {
                 continue;
-            }
+            };
             if let CType::Func(ft) = ty {
                 self.declare_func(&name, *ft);
                 continue;
@@ -265,18 +282,9 @@ impl Ctx<'_> {
             self.set_line(idecl.span.start);
             let (name, ty) = self.declarator(base.clone(), &idecl.node.declarator)?;
             let Some(name) = name else { continue };
-            let volatile = self.tables.is_volatile(
-                SpecList::Decl(&d.node.specifiers),
-                Some(&idecl.node.declarator.node),
-                &ty,
-            );
-            if st.typedef {
-                if volatile {
-                    self.tables.volatile_typedefs.insert(name.clone());
-                }
-                self.tables.bind(name, Binding::Typedef(ty));
+            let Some(volatile) = self.typedef_or_volatile(d, idecl, st.typedef, &name, &ty) else {
                 continue;
-            }
+            };
             if let CType::Func(ft) = ty {
                 self.declare_func(&name, *ft.clone());
                 self.tables.bind(name.clone(), Binding::Func(name));
