@@ -40,6 +40,7 @@ macro_rules! entity {
         }
     };
 }
+pub(crate) use entity;
 
 entity!(
     /// A position in a GCL function's instruction list: the point before instruction `i`;

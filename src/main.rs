@@ -87,6 +87,10 @@ enum Cmd {
         validate: String,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Also analyse, for each changed region the preprocessor removed (inactive `#if`
+        /// code), a configuration (-D/-U) that compiles it; each gets its own report section
+        #[arg(long = "config-all")]
+        config_all: bool,
         #[command(flatten)]
         cpp: CppArgs,
     },
@@ -190,6 +194,7 @@ fn run(cli: Cli) -> ExitCode {
             map,
             validate,
             format,
+            config_all,
             cpp,
         } => {
             functions.extend(clients);
@@ -198,6 +203,7 @@ fn run(cli: Cli) -> ExitCode {
             opts.functions = functions;
             opts.frontend = cpp.options();
             opts.no_inline = no_inline;
+            opts.config_all = config_all;
             opts.inline.max_depth = inline_depth;
             if validate == "native" {
                 opts.validate = dizy::diff::Validate::Native;

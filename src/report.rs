@@ -18,6 +18,37 @@ pub fn to_json(r: &Report) -> Json {
         "new": r.new,
         "assumptions": r.assumptions.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "functions": r.functions.iter().map(function_json).collect::<Vec<_>>(),
+        "config_changes": r.config_changes.iter().map(config_change_json).collect::<Vec<_>>(),
+        "configurations": r.configurations.iter().map(|c| json!({
+            "flags": c.flags,
+            "report": to_json(&c.report),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn config_change_json(c: &crate::config_changes::ConfigChange) -> Json {
+    use crate::config_changes::ChangeKind;
+    let (kind, mac) = match &c.kind {
+        ChangeKind::InactiveCode => ("inactive-code", None),
+        ChangeKind::Condition => ("condition", None),
+        ChangeKind::MacroUsedInactive(m) => ("macro-used-inactive", Some(m.clone())),
+        ChangeKind::Directive(_) => ("directive", None),
+        ChangeKind::UnusedMacro(m) => ("unused-macro", Some(m.clone())),
+    };
+    let range = |r: Option<(u32, u32)>| r.map(|(a, b)| json!([a, b]));
+    json!({
+        "kind": kind,
+        "macro": mac,
+        "old_lines": range(c.old_lines),
+        "new_lines": range(c.new_lines),
+        "condition": c.condition,
+        "function": c.function,
+        "removed_function": c.removed_function,
+        "text": c.text,
+        "old_text": c.old_text,
+        "not_analysed": c.escapes,
+        "enable": c.enable,
+        "description": crate::diff::describe_config_change(c),
     })
 }
 
@@ -297,8 +328,25 @@ pub fn to_text(r: &Report) -> String {
             }
         }
     }
+    if !r.config_changes.is_empty() {
+        out.push_str("\nchanges outside the analysed configuration:\n");
+        for c in &r.config_changes {
+            let inside = c
+                .function
+                .as_ref()
+                .map_or(String::new(), |f| format!(" (in {f})"));
+            out.push_str(&format!(
+                "  - {}{inside}\n",
+                crate::diff::describe_config_change(c)
+            ));
+        }
+    }
     out.push('\n');
     out.push_str(&summary(r));
+    for c in &r.configurations {
+        out.push_str(&format!("\n=== configuration {} ===\n", c.flags.join(" ")));
+        out.push_str(&to_text(&c.report));
+    }
     out
 }
 
@@ -400,6 +448,7 @@ pub fn summary(r: &Report) -> String {
         Verdict::Unchanged,
         Verdict::Added,
         Verdict::Removed,
+        Verdict::InactiveChange,
         Verdict::Unsupported,
         Verdict::Timeout,
         Verdict::Error,
@@ -409,8 +458,13 @@ pub fn summary(r: &Report) -> String {
             parts.push(format!("{n} {}", v.as_str()));
         }
     }
+    let hidden = r.config_changes.iter().filter(|c| c.escapes).count();
+    let hidden = match hidden {
+        0 => String::new(),
+        n => format!("; {n} change(s) in code this configuration does not compile, not analysed"),
+    };
     format!(
-        "summary: {} function(s): {}\n",
+        "summary: {} function(s): {}{hidden}\n",
         r.functions.len(),
         if parts.is_empty() {
             "none".into()

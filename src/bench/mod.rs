@@ -131,11 +131,14 @@ pub fn judge(expected: Expected, verdict: Verdict) -> Judgement {
     match (expected, verdict) {
         (_, V::Timeout) => Judgement::Timeout,
         (Expected::Equivalent, V::Equivalent | V::Unchanged) => Judgement::Correct,
-        (Expected::Equivalent, V::PossiblyDifferent | V::PartiallyEquivalent) => {
-            Judgement::Imprecise
-        }
+        (
+            Expected::Equivalent,
+            V::PossiblyDifferent | V::PartiallyEquivalent | V::InactiveChange,
+        ) => Judgement::Imprecise,
         (Expected::Equivalent, V::Different) => Judgement::FalseWitness,
-        (Expected::Different, V::Different | V::PossiblyDifferent) => Judgement::Correct,
+        (Expected::Different, V::Different | V::PossiblyDifferent | V::InactiveChange) => {
+            Judgement::Correct
+        }
         // A manifest's difference is one of results unless it says otherwise: claiming equal
         // results where both terminate is then wrong too.
         (Expected::Different, V::Equivalent | V::Unchanged | V::PartiallyEquivalent) => {

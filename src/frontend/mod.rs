@@ -26,6 +26,7 @@
 //! `consteval` (literals, folding); neither of these two depends on `lower`.
 
 pub mod compile_commands;
+pub mod conditionals;
 mod consteval;
 mod lines;
 mod lower;
@@ -47,6 +48,8 @@ pub struct Options {
     /// Preprocessor command; `-E` is added. Default `cc`.
     pub cpp: String,
     pub include_dirs: Vec<PathBuf>,
+    /// Directories searched for `#include "…"` only (`-iquote`), before `include_dirs`.
+    pub quote_dirs: Vec<PathBuf>,
     /// `NAME` or `NAME=VALUE`.
     pub defines: Vec<String>,
     /// Macros to undefine (`-U`).
@@ -68,6 +71,7 @@ impl Default for Options {
         Options {
             cpp: "cc".into(),
             include_dirs: vec![],
+            quote_dirs: vec![],
             defines: vec![],
             undefines: vec![],
             forced_includes: vec![],
@@ -113,8 +117,42 @@ pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
 pub fn load(path: &Path, opts: &Options) -> Result<Program> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
-    let (text, missing) = preprocess(path, opts, &display)?;
-    parse_with(text, &display, missing, opts.time_limit)
+    let pre = preprocess(path, opts, &display)?;
+    let mut prog = parse_with(pre.text, &display, pre.missing, opts.time_limit)?;
+    for (line, msg) in &pre.skipped_errors {
+        let hint = configure_hint(path, *line, opts, &display);
+        prog.notes.push(Note::at(
+            NoteKind::Assumption,
+            &display,
+            *line,
+            format!("`#error {msg}` skipped: the file is not configured for this build{hint}; what it would select is missing"),
+        ));
+    }
+    Ok(prog)
+}
+
+/// `; -DNAME would configure it` for an `#error` on `line` of `path`: options that select
+/// another alternative of its conditional (searched and checked with the preprocessor), or
+/// the condition to falsify.
+fn configure_hint(path: &Path, line: u32, opts: &Options, display: &str) -> String {
+    use conditionals::GroupTest;
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let c = conditionals::scan(&String::from_utf8_lossy(&bytes));
+    let Some(g) = c.lines.get(line as usize - 1).and_then(|l| l.group) else {
+        return String::new();
+    };
+    let grp = &c.groups[g];
+    if let Some(first) = grp.before.first() {
+        if let Ok(Some(flags)) = conditionals::enabling_defines(&[(&c, *first)], opts, display) {
+            return format!(" (e.g. {} would configure it)", flags.join(" "));
+        }
+    }
+    match &grp.test {
+        GroupTest::Ifndef(n) => format!(" (-D{n} would configure it)"),
+        _ => format!(" (it is compiled when {})", c.condition(g)),
+    }
 }
 
 /// Parse and lower already-preprocessed text (with line markers) that came from `display`.

@@ -43,16 +43,31 @@ pub(super) fn check_input_file(path: &Path, display: &str) -> Result<()> {
     Ok(())
 }
 
+/// Most `#error` directives of the main file skipped before giving up.
+const MAX_SKIPPED_ERRORS: usize = 8;
+
+/// What the preprocessor gave, and what dizy changed to get it.
+pub(super) struct Preprocessed {
+    /// The output, with line markers naming the original file.
+    pub text: String,
+    /// Headers replaced by empty stand-ins, each with the `file:line` that included it.
+    pub missing: Vec<(String, String)>,
+    /// `#error` directives of the main file that were skipped: line and message.
+    pub skipped_errors: Vec<(u32, String)>,
+}
+
 /// Run the preprocessor; when it stops at a missing header, give the header an empty stand-in
-/// in a temporary directory searched after all real ones, and retry. Gives the text and the
-/// headers replaced, each with the `file:line` that included it.
-pub(super) fn preprocess(
-    path: &Path,
-    opts: &Options,
-    display: &str,
-) -> Result<(String, Vec<(String, String)>)> {
-    let mut standins: Option<StandinDir> = None;
+/// in a temporary directory searched after all real ones, and retry. When it stops at an
+/// `#error` of the main file (unconfigured code: `#error "Can't decide which …"`), preprocess a
+/// copy with that directive blanked (lines keep their numbers; quoted includes still resolve
+/// next to the original), and say so in [`Preprocessed::skipped_errors`].
+pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<Preprocessed> {
+    let mut standins: Option<TempDir> = None;
     let mut missing: Vec<(String, String)> = vec![];
+    let mut skipped_errors: Vec<(u32, String)> = vec![];
+    // The copy without the skipped `#error` lines, once there is one.
+    let mut copy: Option<(TempDir, PathBuf, String)> = None;
+    let mut quote_here: Option<PathBuf> = None;
     // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock
     // kill of `output_bounded` stays: it usually comes first).
     let limits = &opts.child;
@@ -65,6 +80,9 @@ pub(super) fn preprocess(
         })?;
         cmd.arg("-E")
             .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
+        for d in &opts.quote_dirs {
+            cmd.arg("-iquote").arg(d);
+        }
         for d in &opts.include_dirs {
             cmd.arg("-I").arg(d);
         }
@@ -80,7 +98,11 @@ pub(super) fn preprocess(
         if let Some(dir) = &standins {
             cmd.arg("-idirafter").arg(&dir.0);
         }
-        cmd.arg(path);
+        if let Some(here) = &quote_here {
+            cmd.arg("-iquote").arg(here);
+        }
+        let input = copy.as_ref().map_or(path, |(_, p, _)| p.as_path());
+        cmd.arg(input);
         let started = std::time::Instant::now();
         let out = output_bounded(&mut cmd, opts.time_limit).map_err(|e| {
             bad_input_in(
@@ -115,7 +137,19 @@ pub(super) fn preprocess(
                     None => bad_input_in(display, msg),
                 }
             })?;
-            return Ok((text, missing));
+            // Markers name the file as given, not the copy.
+            let text = match &copy {
+                Some((_, p, _)) => text.replace(
+                    &format!("\"{}\"", p.display()),
+                    &format!("\"{}\"", path.display()),
+                ),
+                None => text,
+            };
+            return Ok(Preprocessed {
+                text,
+                missing,
+                skipped_errors,
+            });
         }
         if let Some(hit) = limits.hit(&out.status, started.elapsed(), Some(&out.stderr)) {
             return Err(Error::limit_hit(
@@ -125,11 +159,47 @@ pub(super) fn preprocess(
             ));
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
+        if skipped_errors.len() < MAX_SKIPPED_ERRORS {
+            if let Some((line, msg)) = error_directive(&stderr, input) {
+                let source = match &copy {
+                    Some((_, _, s)) => s.clone(),
+                    None => std::fs::read(path)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default(),
+                };
+                if let Some(blanked) = blank_directive(&source, line) {
+                    let dir = match copy.take() {
+                        Some((d, _, _)) => d,
+                        None => TempDir::new("unconfigured").map_err(|e| {
+                            bad_input_in(
+                                display,
+                                format!("cannot create a temporary directory: {e}"),
+                            )
+                        })?,
+                    };
+                    let name = path
+                        .file_name()
+                        .map_or_else(|| "input.c".into(), |n| n.to_os_string());
+                    let p = dir.path().join(name);
+                    if std::fs::write(&p, &blanked).is_ok() {
+                        quote_here = Some(
+                            path.parent()
+                                .filter(|d| !d.as_os_str().is_empty())
+                                .unwrap_or(Path::new("."))
+                                .to_path_buf(),
+                        );
+                        skipped_errors.push((line, msg));
+                        copy = Some((dir, p, blanked));
+                        continue;
+                    }
+                }
+            }
+        }
         if missing.len() < MAX_MISSING_HEADERS {
             if let Some((header, at)) = missing_header(&stderr) {
                 if !missing.iter().any(|(h, _)| *h == header) {
                     if standins.is_none() {
-                        standins = Some(StandinDir::new().map_err(|e| {
+                        standins = Some(TempDir::new("standins").map_err(|e| {
                             bad_input_in(
                                 display,
                                 format!("cannot create a temporary directory: {e}"),
@@ -165,25 +235,68 @@ pub(super) fn preprocess(
     }
 }
 
-/// A temporary directory for header stand-ins, removed when dropped.
-struct StandinDir(PathBuf);
+/// A temporary directory (header stand-ins, probe copies), removed when dropped.
+pub(super) struct TempDir(PathBuf);
 
-impl StandinDir {
-    fn new() -> std::io::Result<StandinDir> {
+impl TempDir {
+    pub(super) fn new(tag: &str) -> std::io::Result<TempDir> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("dizy-standins-{}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("dizy-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
-        Ok(StandinDir(dir))
+        Ok(TempDir(dir))
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.0
     }
 }
 
-impl Drop for StandinDir {
+impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// The line and message of the first diagnostic, if it is an `#error` directive of `main`.
+fn error_directive(stderr: &str, main: &Path) -> Option<(u32, String)> {
+    let first = stderr.lines().find(|l| l.contains(": error: "))?;
+    let (loc, msg) = first.split_once(": error: ")?;
+    let msg = msg.strip_prefix("#error")?.trim().to_string();
+    let mut parts = loc.rsplitn(3, ':');
+    let (_col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+    (Path::new(file) == main).then_some(())?;
+    Some((line.parse().ok()?, msg))
+}
+
+/// `source` with the directive starting on line `line` (and its continuation lines) replaced by
+/// empty lines, if that line is an `#error`.
+fn blank_directive(source: &str, line: u32) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut blanking = false;
+    let mut found = false;
+    for (i, l) in source.split_inclusive('\n').enumerate() {
+        let n = i as u32 + 1;
+        if n == line {
+            let t = l.trim_start();
+            let directive = t.strip_prefix('#').map(str::trim_start);
+            if !directive.is_some_and(|d| d.starts_with("error")) {
+                return None;
+            }
+            blanking = true;
+            found = true;
+        }
+        if blanking {
+            let body = l.trim_end_matches(['\n', '\r']);
+            blanking = body.ends_with('\\');
+            out.push_str(&l[body.len()..]);
+        } else {
+            out.push_str(l);
+        }
+    }
+    found.then_some(out)
 }
 
 /// The header named by a "No such file" diagnostic (GCC or Clang) and the `file:line` of the

@@ -313,6 +313,25 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
     let unknown_ident = |i: usize| {
         kind(i) == Some(Tok::Ident) && !is_keyword(text(i)) && !rep.typedefs.contains_key(text(i))
     };
+    // `T (*name)(…)` or `T (*name)[…]` with `T` unknown: a pointer to a function (or array)
+    // returning a type a missing header defines (`bool (*func) (struct COLUMN *);` in pr.c).
+    // The parser stops at the first `(` or at the parameter list, whichever it finds wrong.
+    for i in (k.saturating_sub(5)..=k).rev() {
+        if unknown_ident(i)
+            && text(i + 1) == "("
+            && text(i + 2) == "*"
+            && kind(i + 3) == Some(Tok::Ident)
+            && text(i + 4) == ")"
+            && matches!(text(i + 5), "(" | "[")
+        {
+            let name = text(i).to_string();
+            let ty = known_type(&name)
+                .or_else(|| type_by_name(&name))
+                .unwrap_or(DEFAULT_TYPE);
+            rep.typedefs.insert(name.clone(), (ty, toks[i].start));
+            return Some((toks[i].start, format!("typedef {name}")));
+        }
+    }
     // `MACRO (args)` as a statement without `;` (its expansion brought the braces): give it
     // its `;` in the whitespace before the next token, and it is a call like any other.
     if k > 0 && text(k - 1) == ")" {
@@ -762,6 +781,13 @@ mod tests {
         assert_eq!(t.repairs.typedefs["uintmax_t"].0, "unsigned long");
         assert_eq!(t.repairs.typedefs["bool"].0, "_Bool");
         assert!(t.repairs.blanked.is_empty());
+    }
+
+    #[test]
+    fn function_pointer_members_of_unknown_return_type() {
+        let t = repaired("struct C { bool (*func) (struct C *); int (*g)(void); u8 (*tab)[4]; };\nint f(void) { return 0; }\n");
+        assert_eq!(t.repairs.typedefs["bool"].0, "_Bool");
+        assert!(t.repairs.typedefs.contains_key("u8"));
     }
 
     #[test]

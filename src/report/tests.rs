@@ -142,6 +142,8 @@ fn sample() -> Report {
             function("also_untouched", Verdict::Unchanged),
             removed,
         ],
+        config_changes: vec![],
+        configurations: vec![],
     }
 }
 
@@ -414,6 +416,7 @@ fn summary_counts_every_verdict() {
         Verdict::Unchanged,
         Verdict::Added,
         Verdict::Removed,
+        Verdict::InactiveChange,
         Verdict::Unsupported,
         Verdict::Timeout,
         Verdict::Error,
@@ -515,4 +518,70 @@ fn text_has_a_section_per_analysed_function() {
             }
         }
     }
+}
+
+#[test]
+fn changes_outside_the_configuration_are_shown_and_set_the_status() {
+    use crate::config_changes::{ChangeKind, ConfigChange};
+    let change = ConfigChange {
+        kind: ChangeKind::InactiveCode,
+        old_lines: Some((3, 3)),
+        new_lines: Some((3, 4)),
+        condition: Some("defined(X)".into()),
+        function: None,
+        removed_function: Some("f".into()),
+        text: "return a - 1;".into(),
+        old_text: Some("return a + 1;".into()),
+        escapes: true,
+        enable: Some(vec!["-DX".into()]),
+        groups: (None, None),
+    };
+    let quiet = Report {
+        functions: vec![function("g", Verdict::Unchanged)],
+        ..sample()
+    };
+    assert_eq!(quiet.exit_code(), 0);
+    let r = Report {
+        config_changes: vec![change.clone()],
+        ..quiet.clone()
+    };
+    assert_eq!(
+        r.exit_code(),
+        1,
+        "a change not analysed is not \"nothing changed\""
+    );
+    let text = to_text(&r);
+    assert!(
+        text.contains("old line 3, new lines 3-4: code the preprocessor removes changed (in `f`, which this configuration does not compile); compiled when defined(X); enable with -DX"),
+        "{text}"
+    );
+    assert!(summary(&r).contains("1 change(s) in code this configuration does not compile"));
+    let j = to_json(&r);
+    let c = &j["config_changes"][0];
+    assert_eq!(c["kind"], "inactive-code");
+    assert_eq!(c["new_lines"], serde_json::json!([3, 4]));
+    assert_eq!(c["enable"][0], "-DX");
+    assert_eq!(c["not_analysed"], true);
+    // Analysed in the configuration that compiles it: that report's status counts instead.
+    let covered = Report {
+        configurations: vec![crate::diff::Configuration {
+            flags: vec!["-DX".into()],
+            report: quiet.clone(),
+        }],
+        ..r.clone()
+    };
+    assert_eq!(covered.exit_code(), 0);
+    assert!(to_text(&covered).contains("=== configuration -DX ==="));
+    assert_eq!(to_json(&covered)["configurations"][0]["flags"][0], "-DX");
+    // A directive whose effect is in the compiled code does not set the status.
+    let directive = Report {
+        config_changes: vec![ConfigChange {
+            kind: ChangeKind::Directive("include".into()),
+            escapes: false,
+            enable: None,
+            ..change
+        }],
+        ..quiet
+    };
+    assert_eq!(directive.exit_code(), 0);
 }

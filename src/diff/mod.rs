@@ -19,6 +19,9 @@ use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::limits;
 
+mod configs;
+pub use configs::{describe as describe_config_change, lines_text, Configuration};
+
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
     pub functions: Vec<String>,
@@ -35,6 +38,9 @@ pub struct DiffOptions {
     pub validate: Validate,
     /// Every bound of the run: time per function, memory, PPL work, child processes.
     pub limits: limits::RunLimits,
+    /// Also analyse, for each changed region the preprocessor removed, a configuration that
+    /// compiles it (`--config-all`).
+    pub config_all: bool,
 }
 
 /// Witness validation: by the interpreter only, or also by compiling and running both versions
@@ -60,6 +66,9 @@ pub enum Verdict {
     Error,
     Added,
     Removed,
+    /// Unchanged or equivalent in the analysed configuration, but lines of the function that
+    /// the preprocessor removed changed.
+    InactiveChange,
 }
 
 impl Verdict {
@@ -75,6 +84,7 @@ impl Verdict {
             Verdict::Error => "error",
             Verdict::Added => "added",
             Verdict::Removed => "removed",
+            Verdict::InactiveChange => "inactive-change",
         }
     }
 }
@@ -106,25 +116,47 @@ pub struct Report {
     pub new: String,
     pub assumptions: Vec<Note>,
     pub functions: Vec<FunctionReport>,
+    /// Changed lines outside the analysed configuration (inactive `#if` regions, changed
+    /// conditions and directives), in file order.
+    pub config_changes: Vec<crate::config_changes::ConfigChange>,
+    /// With `--config-all`: the same pair analysed in configurations that compile those lines.
+    pub configurations: Vec<Configuration>,
 }
 
 impl Report {
-    /// diff(1)-style status: 1 if anything may differ, else 2 on trouble, else 0.
+    /// diff(1)-style status: 1 if anything may differ, else 2 on trouble, else 0. A changed line
+    /// the preprocessor removed counts as "may differ" unless an extra configuration that
+    /// compiles it was analysed (whose status then counts).
     pub fn exit_code(&self) -> u8 {
         let any = |vs: &[Verdict]| self.functions.iter().any(|f| vs.contains(&f.verdict));
-        if any(&[
-            Verdict::Different,
-            Verdict::PossiblyDifferent,
-            Verdict::PartiallyEquivalent,
-            Verdict::Added,
-            Verdict::Removed,
-        ]) {
+        let analysed = |flags: &Option<Vec<String>>| {
+            flags
+                .as_ref()
+                .is_some_and(|f| self.configurations.iter().any(|c| c.flags == *f))
+        };
+        let hidden = self
+            .config_changes
+            .iter()
+            .any(|c| c.escapes && !analysed(&c.enable));
+        let own = if hidden
+            || any(&[
+                Verdict::Different,
+                Verdict::PossiblyDifferent,
+                Verdict::PartiallyEquivalent,
+                Verdict::Added,
+                Verdict::Removed,
+            ]) {
             1
         } else if any(&[Verdict::Unsupported, Verdict::Timeout, Verdict::Error]) {
             2
         } else {
             0
-        }
+        };
+        // 1 (may differ) outranks 2 (trouble), as for functions.
+        let worst = |a: u8, b: u8| if a == 1 || b == 1 { 1 } else { a.max(b) };
+        self.configurations
+            .iter()
+            .fold(own, |acc, c| worst(acc, c.report.exit_code()))
     }
 }
 
@@ -180,7 +212,9 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
     let fe = opts.frontend.clone().with_limits(&opts.limits);
     let po = crate::load_gcl(old, &fe)?;
     let pn = crate::load_gcl(new, &fe)?;
-    Ok(diff_programs(&po, &pn, opts))
+    let mut report = diff_programs(&po, &pn, opts);
+    configs::add_config_changes(old, new, &po, &pn, &fe, opts, &mut report);
+    Ok(report)
 }
 
 /// Run the pipeline on two loaded programs.
@@ -317,6 +351,8 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
         new: pn.program.file.clone(),
         assumptions,
         functions,
+        config_changes: vec![],
+        configurations: vec![],
     }
 }
 

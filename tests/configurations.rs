@@ -1,0 +1,220 @@
+//! Changes the preprocessor removes (`tests/fixtures/config`): changed lines in inactive `#if`
+//! regions, changed conditions and macros are reported with the condition that compiles them,
+//! never as "nothing changed"; the `-D`/`-U` options dizy proposes are checked with gcc's own
+//! preprocessor (the changed line appears with them and not without); `--config-all` analyses
+//! those configurations.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config")
+}
+
+fn diff(old: &Path, new: &Path, extra: &[&str]) -> (Value, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dizy"))
+        .arg("diff")
+        .arg(old)
+        .arg(new)
+        .args(["--format", "json", "--timeout", "20"])
+        .args(extra)
+        .output()
+        .expect("run dizy");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (v, out.status.code().unwrap_or(-1))
+}
+
+fn verdict(v: &Value, name: &str) -> String {
+    v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == name)
+        .map_or("(missing)".into(), |f| {
+            f["verdict"].as_str().unwrap().to_string()
+        })
+}
+
+/// gcc's preprocessor output for `file` with `flags`.
+fn cpp(file: &Path, flags: &[String]) -> String {
+    let out = Command::new("cc")
+        .arg("-E")
+        .args(flags)
+        .arg(file)
+        .output()
+        .expect("run cc -E");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn inactive_changes_are_reported_with_a_configuration_gcc_confirms() {
+    let d = fixture();
+    let (old, new) = (d.join("old.c"), d.join("new.c"));
+    let (v, code) = diff(&old, &new, &[]);
+    // Compiled changes are analysed as usual; `fast` is compiled through the quoted header.
+    assert_eq!(verdict(&v, "fast"), "different");
+    assert_eq!(verdict(&v, "base"), "unchanged");
+    assert_eq!(
+        verdict(&v, "commented"),
+        "unchanged",
+        "a comment in `#if 0` changes nothing"
+    );
+    // `step` changed only in code this configuration does not compile.
+    assert_eq!(verdict(&v, "step"), "inactive-change");
+    assert_eq!(code, 1);
+    let changes = v["config_changes"].as_array().unwrap();
+    let kinds: Vec<(&str, bool)> = changes
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap(),
+                c["not_analysed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("macro-used-inactive", true),
+            ("unused-macro", false),
+            ("inactive-code", true),
+            ("condition", true),
+        ],
+        "{changes:#?}"
+    );
+    assert_eq!(changes[0]["macro"], "SCALE");
+    assert_eq!(changes[2]["function"], "step");
+    assert_eq!(changes[2]["condition"], "defined(FAST) && FAST > 1");
+    // Every proposed configuration really compiles the changed line, which the default one
+    // does not: asked of gcc, not of dizy.
+    for c in changes.iter().filter(|c| c["kind"] == "inactive-code") {
+        let flags: Vec<String> = c["enable"]
+            .as_array()
+            .expect("a configuration was found")
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        let text = c["text"].as_str().unwrap();
+        assert!(
+            cpp(&new, &flags).contains(text),
+            "{flags:?} does not compile `{text}`"
+        );
+        assert!(
+            !cpp(&new, &[]).contains(text),
+            "`{text}` is compiled anyway"
+        );
+    }
+}
+
+#[test]
+fn config_all_analyses_the_configurations_that_compile_the_changes() {
+    let d = fixture();
+    let (v, code) = diff(&d.join("old.c"), &d.join("new.c"), &["--config-all"]);
+    let configs = v["configurations"].as_array().unwrap();
+    let by_flags = |f: &str| {
+        configs
+            .iter()
+            .find(|c| c["flags"].as_array().unwrap().iter().any(|x| x == f))
+            .unwrap_or_else(|| panic!("no configuration with {f}: {configs:#?}"))
+    };
+    // With the region compiled, the change is found and shown by a witness.
+    let fast = &by_flags("-DFAST=2")["report"];
+    assert_eq!(verdict(fast, "step"), "different");
+    assert!(fast["functions"][1]["witness"].is_object() || verdict(fast, "step") == "different");
+    let triple = &by_flags("-DUSE_TRIPLE")["report"];
+    assert_eq!(verdict(triple, "triple"), "different");
+    assert_eq!(code, 1);
+}
+
+/// A pair whose only change sits in a region no configuration of the analysis compiles, with no
+/// function compiled at all: before, "0 function(s)" and exit 0.
+#[test]
+fn a_change_in_a_region_not_compiled_is_never_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(
+        &old,
+        "#ifdef CONFIG_X\nint f(int a) { return a + 1; }\n#endif\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "#ifdef CONFIG_X\nint f(int a) { return a - 1; }\n#endif\n",
+    )
+    .unwrap();
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    let c = &v["config_changes"][0];
+    assert_eq!(c["removed_function"], "f");
+    assert_eq!(c["enable"][0], "-DCONFIG_X");
+    std::fs::write(
+        &new,
+        "#ifdef CONFIG_X\nint f(int a) { return a + 1; } /* x */\n#endif\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &old,
+        "#ifdef CONFIG_X\nint f(int a) { return a + 1; }\n#endif\n",
+    )
+    .unwrap();
+    // A changed comment is no change, compiled or not.
+    let (v, code) = diff(&old, &new, &[]);
+    assert!(v["config_changes"].as_array().unwrap().is_empty(), "{v:#}");
+    assert_eq!(code, 0);
+    // Identical files: no probe, no changes.
+    let (v, code) = diff(&old, &old, &[]);
+    assert!(v["config_changes"].as_array().unwrap().is_empty());
+    assert_eq!(code, 0);
+}
+
+/// Unconfigured code that stops at `#error` (coreutils' md5sum.c without `-DHASH_ALGO_MD5=1`):
+/// the file is analysed without the directive, the note says which option configures it, and
+/// gcc agrees that the option does.
+#[test]
+fn an_error_directive_in_unconfigured_code_does_not_end_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    let src = |k: i32| {
+        format!(
+            "#if ALGO_A\n# define K 1\n#elif ALGO_B\n# define K 2\n#else\n# error \"Can't decide \\\n which algorithm\"\n#endif\nint f(int a) {{ return a + {k}; }}\n"
+        )
+    };
+    std::fs::write(&old, src(1)).unwrap();
+    std::fs::write(&new, src(2)).unwrap();
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(code, 1);
+    let note = v["assumptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .find(|a| a.contains("#error"))
+        .unwrap_or_else(|| panic!("no note about the #error: {v:#}"));
+    assert!(note.contains(":6:") && note.contains("-DALGO_A"), "{note}");
+    let configured = Command::new("cc")
+        .args(["-E", "-DALGO_A"])
+        .arg(&old)
+        .output()
+        .unwrap();
+    assert!(
+        configured.status.success(),
+        "gcc disagrees: -DALGO_A does not configure it"
+    );
+    // With that option, nothing is skipped.
+    let (v, _) = diff(&old, &new, &["-DALGO_A"]);
+    assert!(!v.to_string().contains("#error"), "{v:#}");
+}
