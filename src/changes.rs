@@ -368,8 +368,20 @@ pub fn changes(po: &GclProgram, pn: &GclProgram) -> Changes {
     let mut why: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let old_calls = CallGraph::new(po);
     let new_calls = CallGraph::new(pn);
-    let old = closure(po, &old_calls, &own, &globals, &mut why);
-    let new = closure(pn, &new_calls, &own, &globals, &mut why);
+    // Functions the frontend rejected are known only by their tokens: changed when their text
+    // differs, or when they name something that changed (a fixpoint with the lowered ones).
+    let mut own = own;
+    let (mut old, mut new);
+    loop {
+        old = closure(po, &old_calls, &own, &globals, &mut why);
+        new = closure(pn, &new_calls, &own, &globals, &mut why);
+        let before = own.len();
+        let lowered: BTreeSet<String> = old.union(&new).cloned().collect();
+        own.extend(rejected_changed(po, pn, &lowered, &own, &mut why));
+        if own.len() == before {
+            break;
+        }
+    }
     Changes {
         own,
         globals,
@@ -379,6 +391,62 @@ pub fn changes(po: &GclProgram, pn: &GclProgram) -> Changes {
         old_calls,
         new_calls,
     }
+}
+
+/// Functions rejected by the frontend (in either version) that may behave differently: their
+/// fingerprints differ, one version does not reject (or define) them, or their tokens name a
+/// function in `changed`, or they call through a pointer (or an unknown name) while anything
+/// changed.
+fn rejected_changed(
+    po: &GclProgram,
+    pn: &GclProgram,
+    lowered: &BTreeSet<String>,
+    own: &BTreeSet<String>,
+    why: &mut BTreeMap<String, Vec<String>>,
+) -> BTreeSet<String> {
+    let rejected = |p: &GclProgram| -> BTreeSet<String> {
+        p.program.rejected.iter().map(|(n, _)| n.clone()).collect()
+    };
+    let names: BTreeSet<String> = rejected(po).union(&rejected(pn)).cloned().collect();
+    let defined = |p: &GclProgram, f: &str| {
+        p.function(f).is_some() || p.program.rejected.iter().any(|(n, _)| n == f)
+    };
+    let declared = |f: &str| {
+        [po, pn]
+            .iter()
+            .any(|p| defined(p, f) || p.program.externs.iter().any(|(n, _)| n == f))
+    };
+    let changed = |f: &str| lowered.contains(f) || own.contains(f);
+    let anything = !lowered.is_empty() || !own.is_empty();
+    let mut out = BTreeSet::new();
+    for r in names.iter().filter(|r| !own.contains(*r)) {
+        let fp = |p: &GclProgram| p.program.fingerprints.get(r.as_str()).copied();
+        let reason = match (fp(po), fp(pn), pn.program.rejected_refs.get(r.as_str())) {
+            (Some(a), Some(b), _) if a != b => Some("has a changed text".to_string()),
+            (Some(_), Some(_), Some(refs)) => {
+                let unknown_call = refs
+                    .called
+                    .iter()
+                    .any(|c| !declared(c) && !crate::frontend::is_c_keyword(c));
+                if let Some(f) = refs.idents.iter().find(|f| *f != r && changed(f)) {
+                    Some(format!("refers to `{f}`, which changed"))
+                } else if anything && (refs.computed_call || unknown_call) {
+                    Some("calls through a pointer or an unknown name while functions of the file changed".to_string())
+                } else {
+                    None
+                }
+            }
+            _ => Some("is not rejected the same way in both versions".to_string()),
+        };
+        if let Some(reason) = reason {
+            let v = why.entry(r.clone()).or_default();
+            if !v.contains(&reason) {
+                v.push(reason);
+            }
+            out.insert(r.clone());
+        }
+    }
+    out
 }
 
 /// Names whose key differs between the two maps, or that only one has.
@@ -407,6 +475,9 @@ fn closure(
             v.push(text);
         }
     };
+    // Changed functions this version does not lower (rejected, or defined only in the other):
+    // their callers change too.
+    changed.extend(own.iter().filter(|n| p.function(n).is_none()).cloned());
     for f in &p.functions {
         if own.contains(&f.name) {
             changed.insert(f.name.clone());

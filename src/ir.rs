@@ -498,6 +498,17 @@ pub struct VarInfo {
     pub line: Line,
 }
 
+/// Identifiers a function body mentions, and where it calls something by a name that is not
+/// an identifier (`t[i](x)`, `(*p)(x)`): read from tokens, for functions that were not lowered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenRefs {
+    pub idents: std::collections::BTreeSet<String>,
+    /// Identifiers followed by `(` (calls, or function-like macros).
+    pub called: std::collections::BTreeSet<String>,
+    /// A call whose callee is not a plain name.
+    pub computed_call: bool,
+}
+
 #[derive(Clone, Debug)]
 pub struct GlobalVar {
     pub name: String,
@@ -627,6 +638,9 @@ pub struct Program {
     pub undeclared_calls: Vec<String>,
     /// Fingerprints of the functions in `rejected` (see `frontend::fingerprint`).
     pub fingerprints: std::collections::BTreeMap<String, u64>,
+    /// What the body of each function in `rejected` refers to, read from its tokens (it was
+    /// not lowered): whether it is unchanged depends on what it can reach.
+    pub rejected_refs: std::collections::BTreeMap<String, TokenRefs>,
     /// Functions defined in the file that the frontend could not lower, with the reason.
     pub rejected: Vec<(String, crate::diag::Error)>,
     /// Lines of the file that use `long double`, which the interpreter executes as `double`

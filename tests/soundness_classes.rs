@@ -271,6 +271,23 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: false,
     },
+    // Functions the frontend cannot lower (here: an undeclared macro constant) are known only
+    // by their text: the same text calling a changed function was `unchanged`, and a caller of
+    // a changed one of them was `unchanged` too (the call taken as an unknown function's).
+    Case {
+        name: "rejected_caller_of_changed",
+        old: "int helper(int x) { return x + 1; }\nint client(int y) { return helper(y) + UNKNOWN_CONST; }\n",
+        new: "int helper(int x) { return x + 2; }\nint client(int y) { return helper(y) + UNKNOWN_CONST; }\n",
+        functions: &[("helper", Want::Witness), ("client", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "caller_of_changed_rejected",
+        old: "int mid(int x) { return x + UNKNOWN_CONST; }\nint client2(int y) { return mid(y); }\nint far(int z) { return client2(z) * UNKNOWN_CONST; }\n",
+        new: "int mid(int x) { return x + UNKNOWN_CONST + 1; }\nint client2(int y) { return mid(y); }\nint far(int z) { return client2(z) * UNKNOWN_CONST; }\n",
+        functions: &[("client2", Want::Differs), ("far", Want::Differs)],
+        only: false,
+    },
     // 6. Witnesses that differ only in the sign of zero.
     Case {
         name: "times_zero",

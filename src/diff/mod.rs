@@ -502,7 +502,8 @@ fn one_function(
             (Some(a), Some(b)) => a == b,
             _ => false,
         };
-        if same && opts.functions.is_empty() {
+        let reaches = known.changes.changed(name);
+        if same && !reaches && opts.functions.is_empty() {
             let mut r = report(name, Verdict::Unchanged, start);
             r.notes.push(Note::new(
                 NoteKind::NotAnalysed,
@@ -512,6 +513,14 @@ fn one_function(
         }
         let mut r = report(name, Verdict::Unsupported, start);
         r.error = Some(e);
+        if same && reaches {
+            for why in known.changes.why.get(name).into_iter().flatten() {
+                r.notes.push(Note::new(
+                    NoteKind::Change,
+                    format!("its text is the same in both versions, but it {why}"),
+                ));
+            }
+        }
         return r;
     }
     match (

@@ -56,6 +56,9 @@ pub struct Options {
     pub undefines: Vec<String>,
     /// Files included before the source (`-include`).
     pub forced_includes: Vec<PathBuf>,
+    /// When project headers are missing, include the standard C and POSIX headers first (and
+    /// fall back to the plain load if the file then does not load). Default on.
+    pub std_prelude: bool,
     /// Language standard (`-std=`); default `gnu11`.
     pub std: Option<String>,
     /// How long one preprocessor run, and separately one parse, may take (a macro bomb keeps
@@ -75,6 +78,7 @@ impl Default for Options {
             defines: vec![],
             undefines: vec![],
             forced_includes: vec![],
+            std_prelude: true,
             std: None,
             time_limit: std::time::Duration::from_secs(60),
             child: Default::default(),
@@ -118,7 +122,13 @@ pub fn load(path: &Path, opts: &Options) -> Result<Program> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
     let pre = preprocess(path, opts, &display)?;
-    let mut prog = parse_with(pre.text, &display, pre.missing, opts.time_limit)?;
+    let with_std = (opts.std_prelude && !pre.missing.is_empty())
+        .then(|| with_standard_headers(path, opts, &display))
+        .flatten();
+    let mut prog = match with_std {
+        Some(p) => p,
+        None => parse_with(pre.text, &display, pre.missing, opts.time_limit)?,
+    };
     for (line, msg) in &pre.skipped_errors {
         let hint = configure_hint(path, *line, opts, &display);
         prog.notes.push(Note::at(
@@ -129,6 +139,61 @@ pub fn load(path: &Path, opts: &Options) -> Result<Program> {
         ));
     }
     Ok(prog)
+}
+
+/// Standard C and POSIX headers that stand in for missing project headers (`system.h`,
+/// `config.h` usually bring these in): their real declarations instead of guesses.
+const STANDARD_HEADERS: &[&str] = &[
+    "stddef.h",
+    "stdbool.h",
+    "stdint.h",
+    "inttypes.h",
+    "limits.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "strings.h",
+    "errno.h",
+    "ctype.h",
+    "locale.h",
+    "signal.h",
+    "time.h",
+    "wchar.h",
+    "unistd.h",
+    "fcntl.h",
+    "sys/types.h",
+    "sys/stat.h",
+];
+
+/// The file loaded with [`STANDARD_HEADERS`] included first (for a file whose project headers
+/// are missing), or `None` when that does not load (the file's own declarations may clash
+/// with them); the plain load is then used.
+fn with_standard_headers(path: &Path, opts: &Options, display: &str) -> Option<Program> {
+    let dir = preprocess::TempDir::new("std").ok()?;
+    let prelude = dir.path().join("dizy-standard-headers.h");
+    let text: String = STANDARD_HEADERS
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
+    std::fs::write(&prelude, text).ok()?;
+    let mut o = opts.clone();
+    o.std_prelude = false;
+    o.forced_includes.insert(0, prelude);
+    let pre = preprocess(path, &o, display).ok()?;
+    let mut prog = parse_with(pre.text, display, pre.missing, opts.time_limit).ok()?;
+    prog.notes.push(Note::in_file(
+        NoteKind::Assumption,
+        display,
+        format!(
+            "project headers are missing: the standard C and POSIX headers stand in ({})",
+            STANDARD_HEADERS
+                .iter()
+                .map(|h| format!("<{h}>"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    ));
+    Some(prog)
 }
 
 /// `; -DNAME would configure it` for an `#error` on `line` of `path`: options that select
@@ -388,7 +453,7 @@ fn annotate(
             }
         }
     }
-    prog.fingerprints = fingerprints(prog, t, map);
+    (prog.fingerprints, prog.rejected_refs) = fingerprints(prog, t, map);
     prog.notes = other;
     for (name, off, msg) in &r.bodies {
         prog.functions.retain(|f| f.name != *name);
@@ -412,24 +477,52 @@ fn annotate(
     }
 }
 
+/// Words that look like calls among tokens but are not (`if (`, `sizeof (`).
+pub fn is_c_keyword(w: &str) -> bool {
+    matches!(
+        w,
+        "if" | "while"
+            | "for"
+            | "switch"
+            | "return"
+            | "sizeof"
+            | "_Alignof"
+            | "__alignof__"
+            | "_Generic"
+            | "typeof"
+            | "__typeof__"
+            | "__attribute__"
+            | "__asm__"
+            | "asm"
+            | "_Static_assert"
+            | "__extension__"
+    ) || w.starts_with("__builtin_")
+}
+
 /// Fingerprint of a function the lowering rejected: a hash of its preprocessed tokens and of
 /// every token outside function bodies (types, globals, prototypes). Equal fingerprints in two
 /// versions mean the function's text and everything it could refer to outside other functions
-/// is the same, so it is unchanged even though it cannot be analysed. (Changed callees are
-/// caught by the callee's own report.)
+/// is the same; it is unchanged (though not analysed) if, in addition, nothing it refers to
+/// changed (`Program::rejected_refs`, checked by the `diff` driver).
 pub fn fingerprint(prog: &Program, name: &str) -> Option<u64> {
     prog.fingerprints.get(name).copied()
 }
 
+/// The fingerprint and the token references of every rejected function.
+#[allow(clippy::type_complexity)]
 fn fingerprints(
     prog: &Program,
     t: &tolerant::Tolerated,
     map: &LineMap,
-) -> std::collections::BTreeMap<String, u64> {
+) -> (
+    std::collections::BTreeMap<String, u64>,
+    std::collections::BTreeMap<String, crate::ir::TokenRefs>,
+) {
     use std::hash::{Hash, Hasher};
     let mut found = std::collections::BTreeMap::new();
+    let mut refs = std::collections::BTreeMap::new();
     if prog.rejected.is_empty() {
-        return found;
+        return (found, refs);
     }
     let text = &t.parse.source;
     let mut defs = vec![];
@@ -461,9 +554,10 @@ fn fingerprints(
         let mut h = std::collections::hash_map::DefaultHasher::new();
         outside.hash(&mut h);
         tolerant::hash_tokens(&text[*s..*e], &mut h);
+        refs.insert(name.clone(), tolerant::token_refs(&text[*s..*e]));
         found.insert(name, h.finish());
     }
-    found
+    (found, refs)
 }
 
 fn declarator_name(d: &lang_c::ast::Declarator) -> Option<String> {

@@ -739,6 +739,31 @@ pub(super) fn hash_tokens(s: &str, h: &mut impl std::hash::Hasher) {
     }
 }
 
+/// What the tokens of `s` refer to (see [`crate::ir::TokenRefs`]).
+pub(super) fn token_refs(s: &str) -> crate::ir::TokenRefs {
+    let toks = tokenize(s);
+    let text = |t: &Token| &s[t.start..t.end];
+    let mut r = crate::ir::TokenRefs::default();
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind == Tok::Ident {
+            r.idents.insert(text(t).to_string());
+        }
+        if text(t) != "(" || i == 0 {
+            continue;
+        }
+        let prev = &toks[i - 1];
+        match (prev.kind, text(prev)) {
+            (Tok::Ident, name) => {
+                r.called.insert(name.to_string());
+            }
+            // `f(x)(y)`, `t[i](x)`, `(*p)(x)` (and casts, counted too: conservative).
+            (Tok::Punct, ")" | "]") => r.computed_call = true,
+            _ => {}
+        }
+    }
+    r
+}
+
 /// Whether identifier `name` occurs as a token in `body[start..end]`; gives the first offset.
 pub(super) fn find_ident(body: &str, start: usize, end: usize, name: &str) -> Option<usize> {
     let end = end.min(body.len());

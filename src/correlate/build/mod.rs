@@ -48,8 +48,17 @@ pub(super) fn product(
     opts: &Options,
 ) -> Result<(GclFunction, Meta)> {
     let mut builder = Builder::new(fo, fnew, remap, opts);
-    builder.old_defined = old.functions.iter().map(|f| f.name.clone()).collect();
-    builder.new_defined = new.functions.iter().map(|f| f.name.clone()).collect();
+    // Functions the frontend rejected are defined in the file too: a call to a changed one
+    // must not count as an unknown function's (equal results for equal arguments).
+    let defined = |p: &GclProgram| -> HashSet<String> {
+        p.functions
+            .iter()
+            .map(|f| f.name.clone())
+            .chain(p.program.rejected.iter().map(|(n, _)| n.clone()))
+            .collect()
+    };
+    builder.old_defined = defined(old);
+    builder.new_defined = defined(new);
     builder.old_effect_free = effect_free(old);
     builder.new_effect_free = effect_free(new);
     builder.old_addr_taken = crate::changes::CallGraph::new(old).address_taken().clone();

@@ -165,6 +165,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         notes: cx.notes,
         undeclared_calls: cx.undeclared_calls,
         fingerprints: Default::default(),
+        rejected_refs: Default::default(),
         rejected,
         long_double_lines: cx.tables.long_double_lines,
     })
