@@ -377,7 +377,8 @@ pub fn changes(po: &GclProgram, pn: &GclProgram) -> Changes {
         new = closure(pn, &new_calls, &own, &globals, &mut why);
         let before = own.len();
         let lowered: BTreeSet<String> = old.union(&new).cloned().collect();
-        own.extend(rejected_changed(po, pn, &lowered, &own, &mut why));
+        let taken = [&old_calls, &new_calls];
+        own.extend(rejected_changed(po, pn, &taken, &lowered, &own, &mut why));
         if own.len() == before {
             break;
         }
@@ -395,11 +396,12 @@ pub fn changes(po: &GclProgram, pn: &GclProgram) -> Changes {
 
 /// Functions rejected by the frontend (in either version) that may behave differently: their
 /// fingerprints differ, one version does not reject (or define) them, or their tokens name a
-/// function in `changed`, or they call through a pointer (or an unknown name) while anything
-/// changed.
+/// function in `changed`, or they call through a pointer (or an unknown name) while a changed
+/// function may be reached that way (its address is taken, or a rejected function names it).
 fn rejected_changed(
     po: &GclProgram,
     pn: &GclProgram,
+    calls: &[&CallGraph; 2],
     lowered: &BTreeSet<String>,
     own: &BTreeSet<String>,
     why: &mut BTreeMap<String, Vec<String>>,
@@ -417,23 +419,52 @@ fn rejected_changed(
             .any(|p| defined(p, f) || p.program.externs.iter().any(|(n, _)| n == f))
     };
     let changed = |f: &str| lowered.contains(f) || own.contains(f);
-    let anything = !lowered.is_empty() || !own.is_empty();
+    // Functions a pointer may reach: address taken in lowered code, or named by a rejected
+    // function (whose uses are not known).
+    let mut taken: BTreeSet<&str> = calls
+        .iter()
+        .flat_map(|c| c.address_taken.iter().map(String::as_str))
+        .collect();
+    for p in [po, pn] {
+        for refs in p.program.rejected_refs.values() {
+            taken.extend(
+                refs.uncalled
+                    .iter()
+                    .filter(|f| defined(po, f) || defined(pn, f))
+                    .map(String::as_str),
+            );
+        }
+    }
+    let reachable_by_pointer = taken.iter().find(|f| changed(f)).map(|f| f.to_string());
     let mut out = BTreeSet::new();
     for r in names.iter().filter(|r| !own.contains(*r)) {
         let fp = |p: &GclProgram| p.program.fingerprints.get(r.as_str()).copied();
         let reason = match (fp(po), fp(pn), pn.program.rejected_refs.get(r.as_str())) {
             (Some(a), Some(b), _) if a != b => Some("has a changed text".to_string()),
             (Some(_), Some(_), Some(refs)) => {
-                let unknown_call = refs
-                    .called
-                    .iter()
-                    .any(|c| !declared(c) && !crate::frontend::is_c_keyword(c));
+                // A called global is a pointer. A name only ever called is an unknown function,
+                // under the assumption the report states for all code (equal arguments, equal
+                // effects); one also used as a value (`fp = p->func; fp (x)`) is a pointer.
+                let global = |c: &str| {
+                    [po, pn]
+                        .iter()
+                        .any(|p| p.program.globals.iter().any(|g| g.name == c))
+                };
+                let unknown_call = refs.called.iter().any(|c| {
+                    global(c)
+                        || (!declared(c)
+                            && !crate::frontend::is_c_keyword(c)
+                            && refs.uncalled.contains(c))
+                });
                 if let Some(f) = refs.idents.iter().find(|f| *f != r && changed(f)) {
                     Some(format!("refers to `{f}`, which changed"))
-                } else if anything && (refs.computed_call || unknown_call) {
-                    Some("calls through a pointer or an unknown name while functions of the file changed".to_string())
                 } else {
-                    None
+                    reachable_by_pointer
+                        .as_ref()
+                        .filter(|_| refs.computed_call || unknown_call)
+                        .map(|f| {
+                            format!("calls through a pointer, which may reach `{f}` (changed)")
+                        })
                 }
             }
             _ => Some("is not rejected the same way in both versions".to_string()),

@@ -505,6 +505,8 @@ pub struct TokenRefs {
     pub idents: std::collections::BTreeSet<String>,
     /// Identifiers followed by `(` (calls, or function-like macros).
     pub called: std::collections::BTreeSet<String>,
+    /// Identifiers with an occurrence not followed by `(` (a function's address may be taken).
+    pub uncalled: std::collections::BTreeSet<String>,
     /// A call whose callee is not a plain name.
     pub computed_call: bool,
 }

@@ -288,6 +288,20 @@ const CASES: &[Case] = &[
         functions: &[("client2", Want::Differs), ("far", Want::Differs)],
         only: false,
     },
+    Case {
+        name: "rejected_calls_changed_through_pointer",
+        old: "int helper(int x) { return x + 1; }\nint (*hp)(int) = helper;\nint client(int y) { return hp(y) + UNKNOWN_CONST; }\n",
+        new: "int helper(int x) { return x + 2; }\nint (*hp)(int) = helper;\nint client(int y) { return hp(y) + UNKNOWN_CONST; }\n",
+        functions: &[("client", Want::Differs)],
+        only: false,
+    },
+    Case {
+        name: "rejected_calls_changed_through_local_pointer",
+        old: "int helper(int x) { return x + 1; }\nint (*hp)(int) = helper;\nint client(int y) { int (*fp)(int); fp = hp; return fp(y) + UNKNOWN_CONST; }\n",
+        new: "int helper(int x) { return x + 2; }\nint (*hp)(int) = helper;\nint client(int y) { int (*fp)(int); fp = hp; return fp(y) + UNKNOWN_CONST; }\n",
+        functions: &[("client", Want::Differs)],
+        only: false,
+    },
     // 6. Witnesses that differ only in the sign of zero.
     Case {
         name: "times_zero",

@@ -747,6 +747,9 @@ pub(super) fn token_refs(s: &str) -> crate::ir::TokenRefs {
     for (i, t) in toks.iter().enumerate() {
         if t.kind == Tok::Ident {
             r.idents.insert(text(t).to_string());
+            if toks.get(i + 1).map(text) != Some("(") {
+                r.uncalled.insert(text(t).to_string());
+            }
         }
         if text(t) != "(" || i == 0 {
             continue;
