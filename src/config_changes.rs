@@ -172,8 +172,8 @@ fn runs(side: &Side, other: &Side, lines: std::ops::Range<usize>) -> Vec<(Class,
             continue;
         };
         match v.last_mut() {
-            Some((last, _, end)) if *last == c && *end + 1 >= line => *end = line,
-            // Blank lines between two lines of one class do not split the run.
+            // Lines the analysis sees (blank ones, say) between two lines of one class do not
+            // split the run.
             Some((last, _, end))
                 if *last == c && ((*end + 1)..line).all(|k| classify(side, other, k).is_none()) =>
             {

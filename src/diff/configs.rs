@@ -57,12 +57,9 @@ pub(super) fn add_config_changes(
     if to == tn {
         return;
     }
-    let probe = |p: &Path, t: &str, display: &str, fe: &frontend::Options| {
-        conditionals::probe(p, t, fe, display)
-    };
     let (co, cn) = match (
-        probe(old, &to, &po.program.file, fe),
-        probe(new, &tn, &pn.program.file, fe),
+        conditionals::probe(old, &to, fe, &po.program.file),
+        conditionals::probe(new, &tn, fe, &pn.program.file),
     ) {
         (Ok(a), Ok(b)) => (a, b),
         (a, b) => {
