@@ -51,3 +51,42 @@ fn budget_cuts_exponential_work_soundly() {
     let j = a.join(&b).unwrap();
     assert!(a.leq(&j).unwrap() && b.leq(&j).unwrap());
 }
+
+/// `limit_work` re-bounds a value's later operations through `&self` (how the analysis ties
+/// them to the time it has left), and a widening whose precise step runs out of its share
+/// falls back to the standard one: under any bound the result is either `Timeout` or an upper
+/// bound of both arguments.
+#[test]
+fn work_limits_set_later_and_widening_degrades_soundly() {
+    let n = 8;
+    let a = hypercube(n, 0);
+    let mut b = hypercube(n, 0);
+    b.assign_linear(
+        Dim::new(0),
+        &LinExpr::from_terms(&[(1, Dim::new(0))], 1).unwrap(),
+    )
+    .unwrap();
+    a.limit_work(1);
+    assert_eq!(a.join(&b).err(), Some(DomainError::Timeout));
+    a.limit_work(0);
+    let joined = a.join(&b).unwrap();
+    let mut outcomes = (0, 0);
+    for shift in 0..32 {
+        a.limit_work(1 << shift);
+        match a.widen(&b) {
+            Ok(w) => {
+                assert!(
+                    joined.leq(&w).unwrap(),
+                    "budget 2^{shift}: not an upper bound"
+                );
+                outcomes.1 += 1;
+            }
+            Err(e) => {
+                assert_eq!(e, DomainError::Timeout);
+                outcomes.0 += 1;
+            }
+        }
+    }
+    // Both regimes were exercised: tiny budgets fail, large ones succeed.
+    assert!(outcomes.0 > 0 && outcomes.1 > 0, "{outcomes:?}");
+}
