@@ -157,7 +157,13 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<Poin
     // A huge state (e.g. `--canon none` with the cap lifted) is summarized first, so computing
     // Δ stays proportional to what a reader can use (an over-approximation: sound).
     let state = if state.len() > MAX_STATE {
-        crate::analysis::canonize(state, crate::analysis::Canon::JoinEquiv, &a.dim_pairs, b)?
+        crate::analysis::canonize(
+            state,
+            crate::analysis::Canon::JoinEquiv,
+            &a.dim_pairs,
+            &[],
+            b,
+        )?
     } else {
         state
     };

@@ -317,6 +317,29 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Same)],
         only: false,
     },
+    // 7. Rewritten conditions whose guards the correlation pairs (the bodies match): the
+    // analysis must not take a changed condition for the same one.
+    Case {
+        name: "paired_guard_unsigned_negation",
+        old: "unsigned f(unsigned x) { unsigned r = 1; if (x < 8u) { r = x * 3u; r += 2u; } return r; }\n",
+        new: "unsigned f(unsigned x) { unsigned r = 1; if (-x > -8u) { r = x * 3u; r += 2u; } return r; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "paired_guard_changed_bound",
+        old: "int f(int x) { int r = 1; if (x < 8) { r = x * 3; r += 2; } return r; }\n",
+        new: "int f(int x) { int r = 1; if (-x > -9) { r = x * 3; r += 2; } return r; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "paired_guard_float_negation_same",
+        old: "int f(double x) { int r = 1; if (x < 8.0) { r = 3; } return r; }\n",
+        new: "int f(double x) { int r = 1; if (-x > -8.0) { r = 3; } return r; }\n",
+        functions: &[("f", Want::Same)],
+        only: false,
+    },
 ];
 
 fn dizy(dir: &std::path::Path, case: &Case) -> Json {

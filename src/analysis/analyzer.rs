@@ -32,6 +32,8 @@ pub(super) struct Analyzer<'a> {
     pub(super) opts: &'a Options,
     pub(super) dims: Dims,
     pub(super) dim_pairs: Vec<(Dim, Dim)>,
+    /// Guards Join-Equiv keeps apart ([`state::key`]): both versions' return flags.
+    pub(super) kept_guards: Vec<GuardId>,
     pub(super) states: Vec<Option<State>>,
     /// Latest contribution of each incoming edge `(from, to)` at merge points.
     contrib: HashMap<(usize, usize), State>,
@@ -169,6 +171,7 @@ impl<'a> Analyzer<'a> {
             opts,
             dims,
             dim_pairs,
+            kept_guards: vec![c.old_ret, c.new_ret],
             states: vec![None; n + 1],
             contrib: HashMap::new(),
             head_iters: HashMap::new(),
@@ -341,7 +344,7 @@ impl<'a> Analyzer<'a> {
                 Canon::JoinEquiv if !self.diff_at.contains(&p) => Canon::None,
                 c => c,
             };
-            state::canonize(state, canon, pairs, self.budget)?
+            state::canonize(state, canon, pairs, &self.kept_guards, self.budget)?
         } else {
             state
         };
@@ -350,7 +353,7 @@ impl<'a> Analyzer<'a> {
             // first (what a guard selects stays exact), then on the equivalences alone.
             self.stats.forced_canonizations += 1;
             for c in [Canon::None, Canon::JoinEquiv, Canon::JoinAll] {
-                s = state::canonize(s, c, pairs, self.budget)?;
+                s = state::canonize(s, c, pairs, &self.kept_guards, self.budget)?;
                 if s.len() <= self.opts.max_substates {
                     break;
                 }
@@ -393,7 +396,13 @@ impl<'a> Analyzer<'a> {
                 self.opts.canon
             };
             let u = if self.opts.canon_point == CanonPoint::Join {
-                state::canonize(union, canon, &self.dim_pairs, self.budget)?
+                state::canonize(
+                    union,
+                    canon,
+                    &self.dim_pairs,
+                    &self.kept_guards,
+                    self.budget,
+                )?
             } else {
                 state::prune(union, self.budget)?
             };
@@ -420,9 +429,21 @@ impl<'a> Analyzer<'a> {
         } else {
             Canon::None
         };
-        let mut new = state::canonize(union, key_canon, &self.dim_pairs, self.budget)?;
+        let mut new = state::canonize(
+            union,
+            key_canon,
+            &self.dim_pairs,
+            &self.kept_guards,
+            self.budget,
+        )?;
         if new.len() > self.opts.max_substates {
-            new = state::canonize(new, Canon::JoinAll, &self.dim_pairs, self.budget)?;
+            new = state::canonize(
+                new,
+                Canon::JoinAll,
+                &self.dim_pairs,
+                &self.kept_guards,
+                self.budget,
+            )?;
         }
         let Some(old) = self.states[to].clone() else {
             self.states[to] = Some(new);
@@ -433,9 +454,22 @@ impl<'a> Analyzer<'a> {
         }
         let next = if iters > self.opts.widen_delay {
             self.stats.widenings += 1;
-            let mut w = state::widen(&old, new, key_canon, &self.dim_pairs, self.budget)?;
+            let mut w = state::widen(
+                &old,
+                new,
+                key_canon,
+                &self.dim_pairs,
+                &self.kept_guards,
+                self.budget,
+            )?;
             if w.len() > self.opts.max_substates {
-                w = state::canonize(w, Canon::JoinAll, &self.dim_pairs, self.budget)?;
+                w = state::canonize(
+                    w,
+                    Canon::JoinAll,
+                    &self.dim_pairs,
+                    &self.kept_guards,
+                    self.budget,
+                )?;
             }
             w
         } else {

@@ -19,7 +19,7 @@ use crate::changes;
 use crate::correlate::{Correlated, Side};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
-use crate::ir::{CType, Callee, Expr, ExprKind, VarKind};
+use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, UnOp, VarKind};
 use crate::limits::Budget;
 
 impl Analyzer<'_> {
@@ -149,10 +149,39 @@ fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 || (o1.swapped() == Some(*o2)
                     && same_pure(c, tr, a1, b2, s)?
                     && same_pure(c, tr, b1, a2, s)?)
+                // Both operands negated: `-a > -b` against `a < b` (or `b > a`).
+                || (negatable(o1, a1)
+                    && ((o1.swapped() == Some(*o2)
+                        && negated(c, tr, a1, a2, s)?
+                        && negated(c, tr, b1, b2, s)?)
+                        || (o1 == o2
+                            && negated(c, tr, a1, b2, s)?
+                            && negated(c, tr, b1, a2, s)?)))
         }
         (ExprKind::Logic(o1, a1, b1), ExprKind::Logic(o2, a2, b2)) => {
             o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?
         }
+        _ => false,
+    })
+}
+
+/// Whether negating both operands of comparison `op` on values like `a` mirrors it exactly:
+/// IEEE negation is exact (NaN stays unordered, ±0 compare equal) and signed integers are
+/// mathematical (overflow is undefined, see the report's assumptions); unsigned negation wraps.
+fn negatable(op: &BinOp, a: &Expr) -> bool {
+    use BinOp::*;
+    matches!(op, Lt | Le | Gt | Ge | Eq | Ne)
+        && (a.ty.is_float() || matches!(a.ty, CType::Int { signed: true, .. }))
+}
+
+/// Whether `x` is provably `-y`: one of them a negation of an expression the other equals, or
+/// two constants of opposite value.
+fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    Ok(match (&x.kind, &y.kind) {
+        (ExprKind::Unary(UnOp::Neg, a), _) if a.ty == y.ty => same_pure(c, tr, a, y, s)?,
+        (_, ExprKind::Unary(UnOp::Neg, b)) if b.ty == x.ty => same_pure(c, tr, x, b, s)?,
+        (ExprKind::Float(a), ExprKind::Float(b)) => x.ty == y.ty && a.to_bits() == (-b).to_bits(),
+        (ExprKind::Int(a), ExprKind::Int(b)) => x.ty == y.ty && a.checked_neg() == Some(*b),
         _ => false,
     })
 }

@@ -82,9 +82,21 @@ pub struct Key {
     equiv: Vec<bool>,
 }
 
-pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Key> {
+/// The guards every strategy but Join-All keeps apart (`kept`): the return flags, so that a
+/// state in which one version has returned is never joined with one in which it has not.
+pub fn key(
+    s: &Sub,
+    canon: Canon,
+    pairs: &[(Dim, Dim)],
+    kept: &[GuardId],
+    b: &Budget,
+) -> Result<Key> {
     let guards = match canon {
         Canon::ByGuards | Canon::None => s.ctx.iter().map(|(g, v)| (g.0, *v)).collect(),
+        Canon::JoinEquiv => kept
+            .iter()
+            .filter_map(|g| s.ctx.get(g).map(|v| (g.0, *v)))
+            .collect(),
         _ => vec![],
     };
     let equiv = match canon {
@@ -96,13 +108,19 @@ pub fn key(s: &Sub, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) -> Result<Ke
 
 /// Merge the sub-states of `state` that share a key; drop empty ones. `Canon::None` merges only
 /// sub-states with identical guards and equivalences (used where a bound is required).
-pub fn canonize(state: State, canon: Canon, pairs: &[(Dim, Dim)], b: &Budget) -> Result<State> {
+pub fn canonize(
+    state: State,
+    canon: Canon,
+    pairs: &[(Dim, Dim)],
+    kept: &[GuardId],
+    b: &Budget,
+) -> Result<State> {
     let mut groups: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in state {
         if s.data.s_is_bottom(b)? {
             continue;
         }
-        let k = key(&s, canon, pairs, b)?;
+        let k = key(&s, canon, pairs, kept, b)?;
         match groups.remove(&k) {
             None => {
                 groups.insert(k, s);
@@ -164,15 +182,16 @@ pub fn widen(
     new: State,
     canon: Canon,
     pairs: &[(Dim, Dim)],
+    kept: &[GuardId],
     b: &Budget,
 ) -> Result<State> {
     let mut by_key: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in old {
-        by_key.insert(key(s, canon, pairs, b)?, s.clone());
+        by_key.insert(key(s, canon, pairs, kept, b)?, s.clone());
     }
     let mut out: BTreeMap<Key, Sub> = BTreeMap::new();
     for s in new {
-        let k = key(&s, canon, pairs, b)?;
+        let k = key(&s, canon, pairs, kept, b)?;
         let merged = match by_key.get(&k) {
             Some(o) => {
                 let j = join_fit(&o.data, &s.data, b)?;
@@ -366,7 +385,14 @@ mod tests {
         let b = Budget::unlimited();
         let (old, new) = (sub(1, 1), sub(3, 2));
         let pairs = [(Dim::new(1), Dim::new(2))];
-        let joined = canonize(vec![old.clone(), new.clone()], Canon::JoinAll, &pairs, &b).unwrap();
+        let joined = canonize(
+            vec![old.clone(), new.clone()],
+            Canon::JoinAll,
+            &pairs,
+            &[],
+            &b,
+        )
+        .unwrap();
         assert_eq!(joined.len(), 1);
         assert_eq!(joined[0].data.dims(), 3);
         // Both values are below the join, whatever their dimensions.
@@ -380,7 +406,7 @@ mod tests {
             .s_meet_constraint(&LinConstraint::new(e, ConstraintKind::Eq), &b)
             .unwrap();
         assert!(!leq(&vec![sub(1, 2)], &vec![pinned], &b).unwrap());
-        let widened = widen(&vec![old], vec![new], Canon::JoinAll, &pairs, &b).unwrap();
+        let widened = widen(&vec![old], vec![new], Canon::JoinAll, &pairs, &[], &b).unwrap();
         assert_eq!(widened[0].data.dims(), 3);
         // An equivalence over a dimension the value lacks is simply not known.
         assert_eq!(equiv_set(&sub(1, 0).data, &pairs, &b).unwrap(), vec![false]);

@@ -5,6 +5,7 @@
 //! condition), so `[g1] sgn := -1` in one version and `[g2] sgn := -1` in the other compare equal
 //! when both guards test `x < 0`. Only alignment depends on keys, never semantics.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::gcl::{GclFunction, GuardKind, InstrKind, Lit};
@@ -13,16 +14,34 @@ use crate::ir::{Callee, Expr, ExprKind, GuardId, Place};
 pub struct Keys<'a> {
     f: &'a GclFunction,
     /// Renamed variables of this version (`--map old=new` seen from the new side: new → old).
-    rename: std::collections::HashMap<String, String>,
+    rename: HashMap<String, String>,
     guard_keys: Vec<String>,
+    /// Instructions that define a paired guard (first definition): keyed as the old version's
+    /// definition, so the two definitions form a pair the analysis can prove congruent.
+    paired_defs: HashMap<usize, String>,
+    /// Condition guards keyed through the `guards` map.
+    aliased: Vec<GuardId>,
 }
 
 impl<'a> Keys<'a> {
-    pub fn new(f: &'a GclFunction, rename: std::collections::HashMap<String, String>) -> Keys<'a> {
+    pub fn new(f: &'a GclFunction, rename: HashMap<String, String>) -> Keys<'a> {
+        Keys::with_guards(f, rename, &HashMap::new())
+    }
+
+    /// Keys in which a condition guard whose own key is in `guards` takes the mapped key
+    /// instead: how a guard whose condition changed is paired with its counterpart, so the
+    /// instructions under it compare by what they do.
+    pub fn with_guards(
+        f: &'a GclFunction,
+        rename: HashMap<String, String>,
+        guards: &HashMap<String, String>,
+    ) -> Keys<'a> {
         let mut me = Keys {
             f,
             rename,
             guard_keys: vec![String::new(); f.guards.len()],
+            paired_defs: HashMap::new(),
+            aliased: vec![],
         };
         // A flag is identified by its kind; a condition guard by its first defining condition.
         for (i, g) in f.guards.iter().enumerate() {
@@ -33,11 +52,19 @@ impl<'a> Keys<'a> {
                 GuardKind::Cond => String::new(),
             };
         }
-        for ins in &f.instrs {
+        for (i, ins) in f.instrs.iter().enumerate() {
             if let InstrKind::SetGuard(g, e) = &ins.kind {
                 if me.guard_keys[g.index()].is_empty() {
                     let k = format!("({})", me.expr(e));
-                    me.guard_keys[g.index()] = k;
+                    me.guard_keys[g.index()] = match guards.get(&k) {
+                        Some(old) => {
+                            let cond = &old[1..old.len() - 1];
+                            me.paired_defs.insert(i, format!("{old} := {cond}"));
+                            me.aliased.push(*g);
+                            old.clone()
+                        }
+                        None => k,
+                    };
                 }
             }
         }
@@ -59,9 +86,12 @@ impl<'a> Keys<'a> {
         }
         s.push(']');
         match &ins.kind {
-            InstrKind::SetGuard(g, e) => {
-                let _ = write!(s, "{} := {}", self.guard_key(*g), self.expr(e));
-            }
+            InstrKind::SetGuard(g, e) => match self.paired_defs.get(&i) {
+                Some(k) => s.push_str(k),
+                None => {
+                    let _ = write!(s, "{} := {}", self.guard_key(*g), self.expr(e));
+                }
+            },
             InstrKind::Assign(p, e) => {
                 let _ = write!(s, "{} := {}", self.place(p), self.expr(e));
             }
@@ -89,6 +119,46 @@ impl<'a> Keys<'a> {
             InstrKind::Goto(_) => s.push_str("goto"),
         }
         s
+    }
+
+    /// The key of each condition guard, in the order of their first definitions.
+    pub fn cond_guard_keys(&self) -> Vec<String> {
+        let mut seen = vec![false; self.guard_keys.len()];
+        let mut out = vec![];
+        for ins in &self.f.instrs {
+            if let InstrKind::SetGuard(g, _) = &ins.kind {
+                let i = g.index();
+                if self.f.guards[i].kind == GuardKind::Cond
+                    && !std::mem::replace(&mut seen[i], true)
+                {
+                    out.push(self.guard_keys[i].clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Guards of the other version paired with this version's guards: `(this, other)` for
+    /// every guard keyed through the `guards` map and a condition guard of `other` with that key.
+    pub fn paired_guards(&self, other: &Keys<'_>) -> Vec<(GuardId, GuardId)> {
+        self.aliased
+            .iter()
+            .filter_map(|&g| {
+                let k = &self.guard_keys[g.index()];
+                let o = other
+                    .f
+                    .guards
+                    .iter()
+                    .enumerate()
+                    .find(|(i, h)| h.kind == GuardKind::Cond && other.guard_keys[*i] == *k)?;
+                Some((g, GuardId::new(o.0)))
+            })
+            .collect()
+    }
+
+    /// All instruction keys.
+    pub fn all(&self) -> Vec<String> {
+        (0..self.f.instrs.len()).map(|i| self.instr(i)).collect()
     }
 
     fn guard_key(&self, g: GuardId) -> String {
@@ -141,6 +211,48 @@ impl<'a> Keys<'a> {
             ExprKind::Opaque(r) => format!("opaque({r})"),
         }
     }
+}
+
+/// How many instructions of `new` find an instruction of `old` with the same key (multiset
+/// intersection): the measure by which inferred renames and guard pairs are kept.
+pub fn shared(old: &[String], new: &[String]) -> usize {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for k in old {
+        *left.entry(k).or_default() += 1;
+    }
+    new.iter()
+        .filter(|k| {
+            left.get_mut(k.as_str())
+                .filter(|c| **c > 0)
+                .map(|c| *c -= 1)
+                .is_some()
+        })
+        .count()
+}
+
+/// Backward elimination over inferred pairs: drops each candidate whose removal loses nothing
+/// by `score` (pairs are judged together: a rename's uses often mention other renamed names,
+/// nested guards other guards). Empty when all of them together gain nothing over none.
+pub fn keep_useful<T: Clone>(mut candidates: Vec<T>, score: impl Fn(&[T]) -> usize) -> Vec<T> {
+    // A few dozen pairs at most: beyond that, renaming is not what changed.
+    candidates.truncate(64);
+    let mut best = score(&candidates);
+    if candidates.is_empty() || best <= score(&[]) {
+        return vec![];
+    }
+    let mut k = 0;
+    while k < candidates.len() {
+        let mut without = candidates.clone();
+        without.remove(k);
+        let n = score(&without);
+        if n >= best {
+            candidates = without;
+            best = n;
+        } else {
+            k += 1;
+        }
+    }
+    candidates
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 mod build;
 mod effects;
 mod globals;
+mod guards;
 mod keys;
 mod print;
 mod remap;
@@ -44,6 +45,7 @@ use crate::diag::{Error, Result};
 use crate::gcl::GclProgram;
 use crate::ir::{FuncId, IdVec, Pos};
 use globals::{visible_globals, with_globals};
+use guards::infer_guard_pairs;
 use remap::Remap;
 use renames::infer_renames;
 
@@ -69,12 +71,16 @@ pub fn correlate(
         &with_globals(fnew, new, &seen),
     );
     let renamed = infer_renames(fo, fnew, &opts.map);
+    let mut map = opts.map.clone();
+    map.extend(renamed.iter().cloned());
+    let guard_pairs = infer_guard_pairs(fo, fnew, &map);
     let with_inferred;
-    let opts = if renamed.is_empty() {
+    let opts = if renamed.is_empty() && guard_pairs.is_empty() {
         opts
     } else {
         let mut o = opts.clone();
-        o.map.extend(renamed.iter().cloned());
+        o.map = map;
+        o.guard_pairs = guard_pairs;
         with_inferred = o;
         &with_inferred
     };
@@ -109,6 +115,7 @@ pub fn correlate(
         old_file: old.program.file.clone(),
         new_file: new.program.file.clone(),
         renamed,
+        paired_guards: meta.paired_guards,
     })
 }
 

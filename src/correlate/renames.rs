@@ -45,51 +45,13 @@ pub(super) fn infer_renames(
             candidates.push((o.name.clone(), new_only.remove(k).name));
         }
     }
-    if candidates.is_empty() {
-        return candidates;
-    }
-    // Shared keys (multiset intersection) of the two versions under a rename map.
-    let old_keys = keys::Keys::new(fo, HashMap::new());
-    let mut old_count: HashMap<String, usize> = HashMap::new();
-    for i in 0..fo.instrs.len() {
-        *old_count.entry(old_keys.instr(i)).or_default() += 1;
-    }
-    let shared = |extra: &[(String, String)]| -> usize {
+    let old_keys = keys::Keys::new(fo, HashMap::new()).all();
+    keys::keep_useful(candidates, |extra| {
         let rename: HashMap<String, String> = map
             .iter()
             .chain(extra)
             .map(|(o, n)| (n.clone(), o.clone()))
             .collect();
-        let k = keys::Keys::new(fnew, rename);
-        let mut left = old_count.clone();
-        let mut n = 0;
-        for i in 0..fnew.instrs.len() {
-            if let Some(c) = left.get_mut(&k.instr(i)).filter(|c| **c > 0) {
-                *c -= 1;
-                n += 1;
-            }
-        }
-        n
-    };
-    // Backward elimination: drop each pair whose removal loses no shared key (a rename's uses
-    // often mention other renamed locals, so pairs are judged together, not one by one). A few
-    // dozen pairs at most: beyond that, renaming is not what changed.
-    candidates.truncate(64);
-    let mut best = shared(&candidates);
-    if best <= shared(&[]) {
-        return vec![];
-    }
-    let mut k = 0;
-    while k < candidates.len() {
-        let mut without = candidates.clone();
-        without.remove(k);
-        let n = shared(&without);
-        if n >= best {
-            candidates = without;
-            best = n;
-        } else {
-            k += 1;
-        }
-    }
-    candidates
+        keys::shared(&old_keys, &keys::Keys::new(fnew, rename).all())
+    })
 }

@@ -18,6 +18,9 @@ pub struct Options {
     /// [`crate::changes`]); `None` when unknown, and then every function of the file counts as
     /// changed where it matters (effects of calls).
     pub changed: Option<std::collections::BTreeSet<String>>,
+    /// Condition guards paired across the versions although their conditions differ, as
+    /// `(new guard key, old guard key)` (inferred by the correlator; alignment only).
+    pub guard_pairs: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -26,6 +29,7 @@ impl Default for Options {
             map: vec![],
             output_functions: OUTPUT_FUNCTIONS.iter().map(|s| s.to_string()).collect(),
             changed: None,
+            guard_pairs: vec![],
         }
     }
 }
@@ -149,6 +153,9 @@ pub struct Correlated {
     pub new_file: String,
     /// Locals paired by an inferred rename `(old, new)` (besides `--map`), for the report.
     pub renamed: Vec<(String, String)>,
+    /// Condition guards `(old, new)` of the product paired although their conditions differ
+    /// (so the instructions under them are matched): halves of such pairs may well run alone.
+    pub paired_guards: Vec<(GuardId, GuardId)>,
 }
 
 impl Correlated {

@@ -85,10 +85,22 @@ impl<'a> Cfg<'a> {
     pub fn new(c: &'a Correlated) -> Self {
         let f = c.product();
         let n = f.instrs.len();
+        // Pairs under guards paired despite different conditions are expected to split.
+        let under_paired = |i: usize| {
+            f.instrs[i]
+                .guard
+                .0
+                .iter()
+                .any(|l| c.paired_guards.iter().any(|&(o, _)| o == l.guard))
+        };
         let matched = (0..n)
             .map(|i| {
                 let (a, b) = (c.origin(Pos::new(i)), c.origin(Pos::new(i + 1)));
-                a.matched && b.matched && a.side == Side::Old && b.side == Side::New
+                a.matched
+                    && b.matched
+                    && a.side == Side::Old
+                    && b.side == Side::New
+                    && !under_paired(i)
             })
             .collect();
         let mut cfg = Cfg {

@@ -36,6 +36,7 @@ pub(super) struct Meta {
     pub(super) inputs: Vec<Input>,
     pub(super) var_sides: Vec<Side>,
     pub(super) guard_sides: Vec<Side>,
+    pub(super) paired_guards: Vec<(crate::ir::GuardId, crate::ir::GuardId)>,
 }
 
 /// Build the product of `fo` and `fnew`, the functions of the programs `old` and `new`.
@@ -108,13 +109,19 @@ impl<'a> Builder<'a> {
     ) -> Self {
         let ko = keys::Keys::new(old, HashMap::new());
         // Renamed variables compare under their old names, so their instructions can match.
-        let kn = keys::Keys::new(
+        let kn = keys::Keys::with_guards(
             new,
             opts.map
                 .iter()
                 .map(|(o, n)| (n.clone(), o.clone()))
                 .collect(),
+            &opts.guard_pairs.iter().cloned().collect(),
         );
+        let paired_guards = kn
+            .paired_guards(&ko)
+            .into_iter()
+            .map(|(n, o)| (o, remap.guard(n)))
+            .collect();
         let okeys = (0..old.instrs.len()).map(|i| ko.instr(i)).collect();
         let nkeys = (0..new.instrs.len()).map(|i| kn.instr(i)).collect();
         Builder {
@@ -128,7 +135,10 @@ impl<'a> Builder<'a> {
             guards: vec![],
             labels: vec![None; old.labels.len() + new.labels.len()],
             instrs: vec![],
-            meta: Meta::default(),
+            meta: Meta {
+                paired_guards,
+                ..Meta::default()
+            },
             loop_count: 0,
             loop_weight: HashMap::new(),
             old_defined: HashSet::new(),
