@@ -126,20 +126,26 @@ pub struct Report {
 }
 
 impl Report {
+    /// Changes that may alter behaviour in a configuration other than the analysed one, and
+    /// for which no configuration that compiles them was analysed (`--config-all`).
+    pub fn unanalysed_config_changes(
+        &self,
+    ) -> impl Iterator<Item = &crate::config_changes::ConfigChange> {
+        self.config_changes.iter().filter(|c| {
+            c.escapes
+                && !c
+                    .enable
+                    .as_ref()
+                    .is_some_and(|f| self.configurations.iter().any(|k| k.flags == *f))
+        })
+    }
+
     /// diff(1)-style status: 1 if anything may differ, else 2 on trouble, else 0. A changed line
     /// the preprocessor removed counts as "may differ" unless an extra configuration that
     /// compiles it was analysed (whose status then counts).
     pub fn exit_code(&self) -> u8 {
         let any = |vs: &[Verdict]| self.functions.iter().any(|f| vs.contains(&f.verdict));
-        let analysed = |flags: &Option<Vec<String>>| {
-            flags
-                .as_ref()
-                .is_some_and(|f| self.configurations.iter().any(|c| c.flags == *f))
-        };
-        let hidden = self
-            .config_changes
-            .iter()
-            .any(|c| c.escapes && !analysed(&c.enable));
+        let hidden = self.unanalysed_config_changes().next().is_some();
         let own = if hidden
             || any(&[
                 Verdict::Different,
