@@ -110,6 +110,11 @@ pub struct FunctionReport {
     /// First line of the definition in the old and the new file.
     pub old_line: Option<u32>,
     pub new_line: Option<u32>,
+    /// Where a reader of the new file should look first: the first line of the function's own
+    /// code that changed ([`correlate::Correlated::first_changed_line`]), or for a function the
+    /// frontend rejected, the line of the rejected construct. `None` when neither is known
+    /// (only callees changed, added/removed or unchanged functions): use `new_line`.
+    pub changed_line: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -332,6 +337,7 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
         inlined: vec![],
         old_line: None,
         new_line: None,
+        changed_line: None,
     }
 }
 
@@ -474,6 +480,12 @@ fn one_function(
         }
         let mut r = report(name, Verdict::Unsupported, start);
         r.error = Some(e);
+        r.changed_line = pn
+            .program
+            .rejected
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, e)| e.line);
         if same && reaches {
             for why in known.changes.why.get(name).into_iter().flatten() {
                 r.notes.push(Note::new(
@@ -675,6 +687,10 @@ fn one_function(
                 ),
             ));
         }
+    }
+    let extent = |p: &GclProgram| p.function(name).map(|f| (f.func.line.0, f.func.end_line.0));
+    if let (Some(old), Some(new)) = (extent(po), extent(pn)) {
+        r.changed_line = c.first_changed_line(old, new);
     }
     r.delta = Some(d);
     r.time_ms = start.elapsed().as_millis();

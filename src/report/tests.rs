@@ -27,6 +27,7 @@ fn function(name: &str, verdict: Verdict) -> FunctionReport {
         inlined: vec![],
         old_line: Some(3),
         new_line: Some(4),
+        changed_line: None,
     }
 }
 
