@@ -1,10 +1,13 @@
-//! Reports: the text people read and the JSON tools read (`dizy-report/1`, DESIGN §9).
+//! Reports: the text people read and the JSON tools read (`dizy-report/1`, DESIGN §9); SARIF
+//! for code scanning in [`sarif`].
 //!
 //! Takes a [`Report`] from the `diff` driver; gives a listing in the spirit of the DIZY paper's
 //! results (per diff point, "Equivalent state: …" and "State with diff (vars): …" with source
 //! lines) or the JSON document. Last stage of the pipeline; it computes nothing itself.
 
 use serde_json::{json, Value as Json};
+
+pub mod sarif;
 
 use crate::delta::PointDelta;
 use crate::diag::{Note, NoteKind};

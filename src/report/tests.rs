@@ -73,7 +73,7 @@ fn behaviour(ret: &str) -> Behaviour {
 /// runs on, and the old one prints and changes a global), a possibly different one with many
 /// differing variables and an unreachable point, an equivalent one, an unsupported one, an
 /// unchanged, an added and a removed one.
-fn sample() -> Report {
+pub(super) fn sample() -> Report {
     let mut diff = function("sign", Verdict::Different);
     diff.delta = Some(Delta {
         points: vec![point(
