@@ -72,6 +72,7 @@ fn function_json(f: &FunctionReport) -> Json {
         "verdict": f.verdict.as_str(),
         "old_line": f.old_line,
         "new_line": f.new_line,
+        "changed_line": f.changed_line,
         "time_ms": f.time_ms as u64,
         "diff_points": points,
         "witness": f.witness.as_ref().map_or(Json::Null, witness_json),

@@ -17,6 +17,9 @@ use std::process::Command;
 
 use serde_json::Value as Json;
 
+mod common;
+use common::git;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -117,6 +120,13 @@ fn dizy(cwd: &Path, args: &[&str], out: &Path) -> i32 {
 fn read(path: &Path) -> Json {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap())
         .unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}
+
+fn result_count(files: &[PathBuf]) -> usize {
+    files
+        .iter()
+        .map(|f| read(f)["runs"][0]["results"].as_array().map_or(0, Vec::len))
+        .sum()
 }
 
 /// What every log must have, beyond the schema.
@@ -256,27 +266,6 @@ fn shifted_sign(dir: &Path, shift: usize) -> (PathBuf, PathBuf) {
     let text = std::fs::read_to_string(pair.join("new.c")).unwrap();
     std::fs::write(&new, format!("{}{text}", "\n".repeat(shift))).unwrap();
     (old, new)
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// A repository with two commits changing the sign example, at `src/sign.c`.
@@ -472,13 +461,10 @@ fn logs_of_every_benchmark_pair_and_fixture_validate() {
             "the broken log is not flagged {expected:?}: {bad:#?}"
         );
     }
-    let n: usize = files
-        .iter()
-        .map(|f| read(f)["runs"][0]["results"].as_array().unwrap().len())
-        .sum();
     println!(
-        "{} logs, {n} results validated: 0 errors, 0 warnings; the broken ones: {} problem(s)",
+        "{} logs, {} results validated: 0 errors, 0 warnings; the broken ones: {} problem(s)",
         files.len(),
+        result_count(&files),
         bad.len()
     );
 }
@@ -518,13 +504,10 @@ fn logs_of_coreutils_validate() {
     );
     let problems = validate(&files, dir);
     assert!(problems.is_empty(), "the validator reports: {problems:#?}");
-    let n: usize = files
-        .iter()
-        .map(|f| read(f)["runs"][0]["results"].as_array().unwrap().len())
-        .sum();
     println!(
-        "coreutils: {} logs, {n} results validated: 0 errors, 0 warnings",
-        files.len()
+        "coreutils: {} logs, {} results validated: 0 errors, 0 warnings",
+        files.len(),
+        result_count(&files)
     );
 }
 
