@@ -206,8 +206,9 @@ fn check_structure(name: &str, log: &Json, exit: i32) {
 }
 
 /// The function results against the JSON report of a second run on the same pair: one per
-/// function whose verdict is not equivalent or unchanged. Runs under a short `--timeout` may
-/// disagree on what depends on time (a witness found or not, a timeout), so `different` and
+/// function whose verdict is not equivalent or unchanged. The runs have a `--timeout` well above
+/// what the pairs need (at most 5 s alone), but on a loaded machine two runs may still disagree
+/// on what depends on time (a witness found or not, a timeout), so `different` and
 /// `possibly-different` count as one and timeouts are left out.
 fn check_against_json(name: &str, sarif: &Json, json: &Json) {
     use std::collections::BTreeMap;
@@ -361,7 +362,7 @@ fn logs_of_every_benchmark_pair_and_fixture_validate() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let r = root();
-    let timeout = ["--timeout", "2"];
+    let timeout = ["--timeout", "20"];
     let mut cases = vec![];
     let mut pairs: Vec<PathBuf> = std::fs::read_dir(r.join("benchmarks/pairs"))
         .unwrap()
@@ -385,7 +386,7 @@ fn logs_of_every_benchmark_pair_and_fixture_validate() {
     cases.push(Case::new(
         "config",
         &r,
-        &[cfg[0], cfg[1], "--timeout", "2"],
+        &[cfg[0], cfg[1], "--timeout", "20"],
         true,
     ));
     cases.push(Case::new(
@@ -401,7 +402,7 @@ fn logs_of_every_benchmark_pair_and_fixture_validate() {
     cases.push(Case::new(
         "tabs",
         &r,
-        &[tabs[0], tabs[1], "--timeout", "2"],
+        &[tabs[0], tabs[1], "--timeout", "20"],
         true,
     ));
     let (old, new) = shifted_sign(&dir.join("dir with space"), 0);
