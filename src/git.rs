@@ -21,6 +21,8 @@ pub struct FilePair {
 
 /// The temporary tree holding both revisions; removed when dropped.
 pub struct Checkout {
+    /// The top of the work tree, which `FilePair::path` is relative to.
+    pub top: String,
     pub root: PathBuf,
     pub files: Vec<FilePair>,
 }
@@ -91,6 +93,7 @@ pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let mut co = Checkout {
+        top: top.clone(),
         root: root.clone(),
         files: vec![],
     };

@@ -113,8 +113,8 @@ enum Cmd {
         #[arg(long = "map", value_name = "OLD=NEW")]
         map: Vec<String>,
         /// Output format
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = CorrelateFormat::Text)]
+        format: CorrelateFormat,
         /// Step budget for --run
         #[arg(long, default_value_t = 10_000_000)]
         max_steps: u64,
@@ -142,8 +142,17 @@ enum Cmd {
     },
 }
 
+/// `dizy diff`'s output: the text report, `dizy-report/1` JSON, or SARIF 2.1.0 for code scanning.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// `dizy correlate`'s output (a correlating program is no code-scanning log: no SARIF).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CorrelateFormat {
     Text,
     Json,
 }
@@ -276,14 +285,38 @@ fn cmd_diff(
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
+    let code = report.exit_code();
     match format {
         Format::Text => emit(&dizy::report::to_text(&report)),
-        Format::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&dizy::report::to_json(&report)).unwrap_or_default()
-        )),
+        Format::Json => emit_json(&dizy::report::to_json(&report)),
+        Format::Sarif => {
+            let (old, new) = (old.display().to_string(), new.display().to_string());
+            let source = dizy::report::sarif::Source {
+                new: &new,
+                old: Some(&old),
+                report: Ok(&report),
+            };
+            let cwd = std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string());
+            emit_json(&dizy::report::sarif::to_sarif(
+                &[source],
+                &dizy::report::sarif::Invocation {
+                    exit_code: code,
+                    working_dir: cwd.as_deref(),
+                    old_revision: None,
+                },
+            ))
+        }
     }
-    ExitCode::from(report.exit_code())
+    ExitCode::from(code)
+}
+
+fn emit_json(v: &serde_json::Value) {
+    emit(&format!(
+        "{}\n",
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    ));
 }
 
 /// A program and its functions as `dizy gcl` and `dizy run` load them, or the exit status of
@@ -342,7 +375,7 @@ fn cmd_correlate(
     new: &std::path::Path,
     function: &str,
     map: &[String],
-    format: Format,
+    format: CorrelateFormat,
     max_steps: u64,
     cpp: &CppArgs,
     run: Option<Vec<String>>,
@@ -373,8 +406,8 @@ fn cmd_correlate(
         };
     }
     match format {
-        Format::Text => emit(&dizy::correlate::print_correlated(&c)),
-        Format::Json => emit(&format!(
+        CorrelateFormat::Text => emit(&dizy::correlate::print_correlated(&c)),
+        CorrelateFormat::Json => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&dizy::correlate::to_json(&c)).unwrap_or_default()
         )),
@@ -422,11 +455,7 @@ fn diff_git(
         Err(e) => return fail(&e.to_string()),
     };
     let mut worst = 0u8;
-    let mut sections = vec![];
-    let mut text = format!(
-        "dizy --git {r1} {r2}: {} changed C file(s)\n",
-        co.files.len()
-    );
+    let mut reports = vec![];
     for f in &co.files {
         let mut o = opts.clone();
         let rel = std::path::Path::new(&f.path);
@@ -436,34 +465,51 @@ fn diff_git(
             Some(Err(e)) => Err(e),
             _ => dizy::diff::diff_files(&f.old, &f.new, &o),
         };
-        text.push_str(&format!("\n=== {} ({r1} → {r2}) ===\n", f.path));
-        match result {
-            Ok(r) => {
-                worst = worst.max(r.exit_code());
-                text.push_str(&dizy::report::to_text(&r));
-                sections.push(
-                    serde_json::json!({ "path": f.path, "report": dizy::report::to_json(&r) }),
-                );
-            }
-            Err(e) => {
-                worst = 2;
-                text.push_str(&format!("dizy: {e}\n"));
-                sections.push(serde_json::json!({ "path": f.path, "error": e.to_string() }));
-            }
-        }
+        worst = worst.max(result.as_ref().map_or(2, |r| r.exit_code()));
+        reports.push((f.path.as_str(), result.map_err(|e| e.to_string())));
     }
     match format {
-        Format::Text => emit(&text),
-        Format::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "schema": "dizy-git-report/1",
-                "old_revision": r1,
-                "new_revision": r2,
-                "files": sections,
-            }))
-            .unwrap_or_default()
-        )),
+        Format::Text => {
+            let mut text = format!(
+                "dizy --git {r1} {r2}: {} changed C file(s)\n",
+                co.files.len()
+            );
+            for (path, r) in &reports {
+                text.push_str(&format!("\n=== {path} ({r1} → {r2}) ===\n"));
+                match r {
+                    Ok(r) => text.push_str(&dizy::report::to_text(r)),
+                    Err(e) => text.push_str(&format!("dizy: {e}\n")),
+                }
+            }
+            emit(&text)
+        }
+        Format::Json => emit_json(&serde_json::json!({
+            "schema": "dizy-git-report/1",
+            "old_revision": r1,
+            "new_revision": r2,
+            "files": reports.iter().map(|(path, r)| match r {
+                Ok(r) => serde_json::json!({ "path": path, "report": dizy::report::to_json(r) }),
+                Err(e) => serde_json::json!({ "path": path, "error": e }),
+            }).collect::<Vec<_>>(),
+        })),
+        Format::Sarif => {
+            let sources: Vec<_> = reports
+                .iter()
+                .map(|(path, r)| dizy::report::sarif::Source {
+                    new: path,
+                    old: None,
+                    report: r.as_ref().map_err(Clone::clone),
+                })
+                .collect();
+            emit_json(&dizy::report::sarif::to_sarif(
+                &sources,
+                &dizy::report::sarif::Invocation {
+                    exit_code: worst,
+                    working_dir: Some(&co.top),
+                    old_revision: Some(&r1),
+                },
+            ))
+        }
     }
     ExitCode::from(worst)
 }

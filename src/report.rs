@@ -1,10 +1,13 @@
-//! Reports: the text people read and the JSON tools read (`dizy-report/1`, DESIGN §9).
+//! Reports: the text people read and the JSON tools read (`dizy-report/1`, DESIGN §9); SARIF
+//! for code scanning in [`sarif`].
 //!
 //! Takes a [`Report`] from the `diff` driver; gives a listing in the spirit of the DIZY paper's
 //! results (per diff point, "Equivalent state: …" and "State with diff (vars): …" with source
 //! lines) or the JSON document. Last stage of the pipeline; it computes nothing itself.
 
 use serde_json::{json, Value as Json};
+
+pub mod sarif;
 
 use crate::delta::PointDelta;
 use crate::diag::{Note, NoteKind};
@@ -69,6 +72,7 @@ fn function_json(f: &FunctionReport) -> Json {
         "verdict": f.verdict.as_str(),
         "old_line": f.old_line,
         "new_line": f.new_line,
+        "changed_line": f.changed_line,
         "time_ms": f.time_ms as u64,
         "diff_points": points,
         "witness": f.witness.as_ref().map_or(Json::Null, witness_json),
@@ -259,74 +263,7 @@ pub fn to_text(r: &Report) -> String {
             f.verdict.as_str(),
             f.time_ms
         ));
-        if let Some(e) = &f.error {
-            out.push_str(&format!("  {e}\n"));
-        }
-        if let Some(c) = client_text(f) {
-            out.push_str(&format!("  {c}\n"));
-        }
-        for n in &f.notes {
-            out.push_str(&format!("  note: {n}\n"));
-        }
-        let lines = differing_lines(f);
-        if !lines.is_empty() {
-            out.push_str(&format!("  differs in: {}\n", lines.join("; ")));
-        }
-        if let Some(w) = &f.witness {
-            out.push_str(&format!(
-                "  witness ({}, validated by the {}): {}\n    old: {}\n    new: {}\n",
-                w.strategy,
-                w.validated_by,
-                inputs_text(&w.inputs),
-                behaviour_text(&w.old),
-                behaviour_text(&w.new)
-            ));
-            if let (Some(nu), Some(len)) = (w.loop_bound, w.path_len) {
-                out.push_str(&format!(
-                    "    path: {len} edges of the correlating program, loop bound ν = {nu}\n"
-                ));
-            }
-            for more in &w.also {
-                out.push_str(&format!("    also differs on: {}\n", inputs_text(more)));
-            }
-        }
-        let Some(d) = &f.delta else { continue };
-        for p in &d.points {
-            let lines = match (p.old_line, p.new_line) {
-                (0, n) => format!("new line {n}"),
-                (o, 0) => format!("old line {o}"),
-                (o, n) => format!("old line {o}, new line {n}"),
-            };
-            let cmp = if p.compared.is_empty() {
-                String::new()
-            } else {
-                format!("; compares {}", p.compared.join(", "))
-            };
-            out.push_str(&format!("  diff point {} ({lines}{cmp})\n", p.label));
-            if !p.reachable {
-                out.push_str("    not reached\n");
-                continue;
-            }
-            for e in &p.equivalent {
-                out.push_str(&format!(
-                    "    Equivalent state: {}\n",
-                    constraints_text(&e.constraints)
-                ));
-            }
-            for s in &p.different {
-                out.push_str(&format!(
-                    "    State with diff ({}): {}\n",
-                    s.vars.join(", "),
-                    constraints_text(&s.constraints)
-                ));
-            }
-            if p.omitted > 0 {
-                out.push_str(&format!(
-                    "    … {} more states not shown (see --format json)\n",
-                    p.omitted
-                ));
-            }
-        }
+        out.push_str(&function_details(f));
     }
     if !r.config_changes.is_empty() {
         out.push_str("\nchanges outside the analysed configuration:\n");
@@ -350,6 +287,101 @@ pub fn to_text(r: &Report) -> String {
     out
 }
 
+/// The body of a function's section in the text report (after its heading), two-space indented:
+/// error, client impact, notes, differing variables, the witness and Δ per diff point.
+fn function_details(f: &FunctionReport) -> String {
+    let mut out = String::new();
+    if let Some(e) = &f.error {
+        out.push_str(&format!("  {e}\n"));
+    }
+    if let Some(c) = client_text(f) {
+        out.push_str(&format!("  {c}\n"));
+    }
+    for n in &f.notes {
+        out.push_str(&format!("  note: {n}\n"));
+    }
+    let lines = differing_lines(f);
+    if !lines.is_empty() {
+        out.push_str(&format!("  differs in: {}\n", lines.join("; ")));
+    }
+    if let Some(w) = &f.witness {
+        out.push_str(&witness_text(w));
+    }
+    for p in f.delta.iter().flat_map(|d| &d.points) {
+        out.push_str(&point_text(p));
+    }
+    out
+}
+
+/// The witness: inputs, each version's behaviour, how it was found.
+fn witness_text(w: &Witness) -> String {
+    let mut out = format!(
+        "  witness ({}, validated by the {}): {}\n    old: {}\n    new: {}\n",
+        w.strategy,
+        w.validated_by,
+        inputs_text(&w.inputs),
+        behaviour_text(&w.old),
+        behaviour_text(&w.new)
+    );
+    if let (Some(nu), Some(len)) = (w.loop_bound, w.path_len) {
+        out.push_str(&format!(
+            "    path: {len} edges of the correlating program, loop bound ν = {nu}\n"
+        ));
+    }
+    for more in &w.also {
+        out.push_str(&format!("    also differs on: {}\n", inputs_text(more)));
+    }
+    out
+}
+
+/// One diff point: its lines and what it compares, then its equivalent states and states with
+/// diff.
+fn point_text(p: &PointDelta) -> String {
+    let cmp = if p.compared.is_empty() {
+        String::new()
+    } else {
+        format!("; compares {}", p.compared.join(", "))
+    };
+    let mut out = format!(
+        "  diff point {} ({}{cmp})\n",
+        p.label,
+        lines_at(p.old_line, p.new_line)
+    );
+    if !p.reachable {
+        out.push_str("    not reached\n");
+        return out;
+    }
+    for e in &p.equivalent {
+        out.push_str(&format!(
+            "    Equivalent state: {}\n",
+            constraints_text(&e.constraints)
+        ));
+    }
+    for s in &p.different {
+        out.push_str(&format!(
+            "    State with diff ({}): {}\n",
+            s.vars.join(", "),
+            constraints_text(&s.constraints)
+        ));
+    }
+    if p.omitted > 0 {
+        out.push_str(&format!(
+            "    … {} more states not shown (see --format json)\n",
+            p.omitted
+        ));
+    }
+    out
+}
+
+/// `old line 9, new line 11` (0 is a version without the point).
+fn lines_at(old: u32, new: u32) -> String {
+    match (old, new) {
+        (0, n) => format!("new line {n}"),
+        (o, 0) => format!("old line {o}"),
+        (o, n) => format!("old line {o}, new line {n}"),
+    }
+}
+
 /// Variables that differ in some differing state, per diff point with its lines:
 /// `retval, n at return (old line 9, new line 11)`.
 fn differing_lines(f: &FunctionReport) -> Vec<String> {
@@ -367,11 +399,7 @@ fn differing_lines(f: &FunctionReport) -> Vec<String> {
         if vars.is_empty() {
             continue;
         }
-        let at = match (p.old_line, p.new_line) {
-            (0, n) => format!("new line {n}"),
-            (o, 0) => format!("old line {o}"),
-            (o, n) => format!("old line {o}, new line {n}"),
-        };
+        let at = lines_at(p.old_line, p.new_line);
         let kind = p.label.split('@').next().unwrap_or(&p.label);
         out.push(format!("{} at {kind} ({at})", vars.join(", ")));
     }

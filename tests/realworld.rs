@@ -16,6 +16,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks/realworld/tabs")
 }
@@ -283,19 +285,7 @@ fn cosmetic_change_is_unchanged_and_short() {
 fn git_revisions() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path();
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
-            .args(args)
-            .current_dir(repo)
-            .output()
-            .expect("run git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let git = |args: &[&str]| common::git(repo, args);
     git(&["init", "-q"]);
     std::fs::create_dir(repo.join("src")).unwrap();
     std::fs::copy(fixture().join("old.c"), repo.join("src/tabs.c")).unwrap();

@@ -182,6 +182,30 @@ impl Correlated {
         (!pairs.is_empty()).then(|| pairs.join(", "))
     }
 
+    /// The first line of the new version where the function's own code changed: the smallest
+    /// line of a new-only instruction, or of the new instruction that follows old-only ones
+    /// (code the new version removed). Only lines inside each version's definition (`old`, `new`:
+    /// first and last line) count, so inlined callees and glue do not; `None` when every
+    /// instruction there is matched (only callees or globals changed).
+    pub fn first_changed_line(&self, old: (u32, u32), new: (u32, u32)) -> Option<u32> {
+        let within = |l: u32, (a, b): (u32, u32)| l > 0 && (a..=b).contains(&l);
+        let mut first: Option<u32> = None;
+        let mut after_removed = false;
+        for (i, ins) in self.product().instrs.iter().enumerate() {
+            let o = self.origin(Pos::new(i));
+            let line = ins.line.0;
+            match o.side {
+                Side::Old if !o.matched && within(line, old) => after_removed = true,
+                Side::New if within(line, new) && (!o.matched || after_removed) => {
+                    first = Some(first.map_or(line, |f| f.min(line)));
+                    after_removed = false;
+                }
+                _ => {}
+            }
+        }
+        first
+    }
+
     pub fn var_side(&self, v: VarId) -> Side {
         self.var_sides.get(v.index()).copied().unwrap_or(Side::Glue)
     }

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::analysis::{self, Overflow};
+use crate::analysis;
 use crate::changes;
 use crate::correlate;
 use crate::delta::{self, Delta};
@@ -19,7 +19,9 @@ use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::limits;
 
+mod assumptions;
 mod configs;
+pub use assumptions::{assumptions, canon_name, point_name};
 pub use configs::{describe as describe_config_change, lines_text, Configuration};
 
 #[derive(Clone, Debug, Default)]
@@ -108,6 +110,11 @@ pub struct FunctionReport {
     /// First line of the definition in the old and the new file.
     pub old_line: Option<u32>,
     pub new_line: Option<u32>,
+    /// Where a reader of the new file should look first: the first line of the function's own
+    /// code that changed ([`correlate::Correlated::first_changed_line`]), or for a function the
+    /// frontend rejected, the line of the rejected construct. `None` when neither is known
+    /// (only callees changed, added/removed or unchanged functions): use `new_line`.
+    pub changed_line: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -124,20 +131,26 @@ pub struct Report {
 }
 
 impl Report {
+    /// Changes that may alter behaviour in a configuration other than the analysed one, and
+    /// for which no configuration that compiles them was analysed (`--config-all`).
+    pub fn unanalysed_config_changes(
+        &self,
+    ) -> impl Iterator<Item = &crate::config_changes::ConfigChange> {
+        self.config_changes.iter().filter(|c| {
+            c.escapes
+                && !c
+                    .enable
+                    .as_ref()
+                    .is_some_and(|f| self.configurations.iter().any(|k| k.flags == *f))
+        })
+    }
+
     /// diff(1)-style status: 1 if anything may differ, else 2 on trouble, else 0. A changed line
     /// the preprocessor removed counts as "may differ" unless an extra configuration that
     /// compiles it was analysed (whose status then counts).
     pub fn exit_code(&self) -> u8 {
         let any = |vs: &[Verdict]| self.functions.iter().any(|f| vs.contains(&f.verdict));
-        let analysed = |flags: &Option<Vec<String>>| {
-            flags
-                .as_ref()
-                .is_some_and(|f| self.configurations.iter().any(|c| c.flags == *f))
-        };
-        let hidden = self
-            .config_changes
-            .iter()
-            .any(|c| c.escapes && !analysed(&c.enable));
+        let hidden = self.unanalysed_config_changes().next().is_some();
         let own = if hidden
             || any(&[
                 Verdict::Different,
@@ -157,53 +170,6 @@ impl Report {
         self.configurations
             .iter()
             .fold(own, |acc, c| worst(acc, c.report.exit_code()))
-    }
-}
-
-pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
-    let mut a = vec![];
-    a.push(match opts.analysis.overflow {
-        Overflow::Math => "signed integers are mathematical: signed overflow is undefined behaviour and is not modelled".to_string(),
-        Overflow::Wrap => "signed integer arithmetic wraps around (two's complement, as with -fwrapv)".to_string(),
-    });
-    a.push("unsigned integer arithmetic wraps modulo 2^width".into());
-    a.push(match opts.analysis.floats {
-        analysis::Floats::Ieee => "floating point is IEEE 754 as compiled for x86-64 (SSE, round to nearest, no fast-math): NaN, infinities and rounding are possible; floating values are compared as numbers (NaN equal to NaN, so 0.0 and -0.0 are the same value)".to_string(),
-        analysis::Floats::Real => "floating-point values are analysed as real numbers (--floats real: proofs do not cover NaN, infinities or rounding); witnesses are executed in IEEE arithmetic".to_string(),
-    });
-    a.push(
-        "both versions start from equal inputs: parameters (by position) and globals (by name) that both versions declare with the same type and initializer; a changed initializer makes every function that can read it (directly, through callees or function pointers) changed"
-            .into(),
-    );
-    a.push("observable behaviour: the return value (aggregates field by field), globals the call changes, output and calls to functions outside the file with their arguments, and termination; equivalent means equal behaviour on every input, including that one version returns exactly when the other does (partially-equivalent: equal wherever both return)".into());
-    a.push("memory is tracked for struct fields and array elements of variables at known offsets; reads through pointers are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());
-    a.push("an unknown function called with equal arguments at matched points returns equal results and has equal effects in both versions; calls to it are compared as effects".into());
-    a.push(format!(
-        "numeric domain {}, canonization {} at {} points, widening after {} iterations",
-        opts.analysis.domain,
-        canon_name(opts.analysis.canon),
-        point_name(opts.analysis.canon_point),
-        opts.analysis.widen_delay
-    ));
-    a.into_iter()
-        .map(|text| Note::new(NoteKind::Semantics, text))
-        .collect()
-}
-
-pub fn canon_name(c: analysis::Canon) -> &'static str {
-    match c {
-        analysis::Canon::JoinEquiv => "join-equiv",
-        analysis::Canon::JoinAll => "join-all",
-        analysis::Canon::ByGuards => "by-guards",
-        analysis::Canon::None => "none",
-    }
-}
-
-pub fn point_name(c: analysis::CanonPoint) -> &'static str {
-    match c {
-        analysis::CanonPoint::Diff => "diff",
-        analysis::CanonPoint::Converge => "converge",
-        analysis::CanonPoint::Join => "join",
     }
 }
 
@@ -371,6 +337,7 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
         inlined: vec![],
         old_line: None,
         new_line: None,
+        changed_line: None,
     }
 }
 
@@ -513,6 +480,12 @@ fn one_function(
         }
         let mut r = report(name, Verdict::Unsupported, start);
         r.error = Some(e);
+        r.changed_line = pn
+            .program
+            .rejected
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, e)| e.line);
         if same && reaches {
             for why in known.changes.why.get(name).into_iter().flatten() {
                 r.notes.push(Note::new(
@@ -714,6 +687,10 @@ fn one_function(
                 ),
             ));
         }
+    }
+    let extent = |p: &GclProgram| p.function(name).map(|f| (f.func.line.0, f.func.end_line.0));
+    if let (Some(old), Some(new)) = (extent(po), extent(pn)) {
+        r.changed_line = c.first_changed_line(old, new);
     }
     r.delta = Some(d);
     r.time_ms = start.elapsed().as_millis();

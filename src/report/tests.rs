@@ -27,6 +27,7 @@ fn function(name: &str, verdict: Verdict) -> FunctionReport {
         inlined: vec![],
         old_line: Some(3),
         new_line: Some(4),
+        changed_line: None,
     }
 }
 
@@ -72,8 +73,9 @@ fn behaviour(ret: &str) -> Behaviour {
 /// runs on, and the old one prints and changes a global), a possibly different one with many
 /// differing variables and an unreachable point, an equivalent one, an unsupported one, an
 /// unchanged, an added and a removed one.
-fn sample() -> Report {
+pub(super) fn sample() -> Report {
     let mut diff = function("sign", Verdict::Different);
+    diff.changed_line = Some(9);
     diff.delta = Some(Delta {
         points: vec![point(
             "return@10/12",
@@ -196,6 +198,7 @@ fn json_follows_the_schema() {
             "notes",
             "old_line",
             "new_line",
+            "changed_line",
             "changed_callees",
             "inlined",
         ] {
@@ -207,6 +210,7 @@ fn json_follows_the_schema() {
         assert_eq!(jf["time_ms"].as_u64(), Some(f.time_ms as u64));
         assert_eq!(jf["old_line"].as_u64(), f.old_line.map(u64::from));
         assert_eq!(jf["new_line"].as_u64(), f.new_line.map(u64::from));
+        assert_eq!(jf["changed_line"].as_u64(), f.changed_line.map(u64::from));
         // Diff points: the delta's content, entry by entry.
         let points: &[PointDelta] = f.delta.as_ref().map_or(&[], |d| &d.points);
         let jp = jf["diff_points"].as_array().expect("diff_points");
@@ -520,11 +524,10 @@ fn text_has_a_section_per_analysed_function() {
     }
 }
 
-#[test]
-fn changes_outside_the_configuration_are_shown_and_set_the_status() {
-    use crate::config_changes::{ChangeKind, ConfigChange};
-    let change = ConfigChange {
-        kind: ChangeKind::InactiveCode,
+/// A changed line in an inactive `#if defined(X)` region outside every loaded function.
+pub(super) fn inactive_change() -> crate::config_changes::ConfigChange {
+    crate::config_changes::ConfigChange {
+        kind: crate::config_changes::ChangeKind::InactiveCode,
         old_lines: Some((3, 3)),
         new_lines: Some((3, 4)),
         condition: Some("defined(X)".into()),
@@ -535,7 +538,13 @@ fn changes_outside_the_configuration_are_shown_and_set_the_status() {
         escapes: true,
         enable: Some(vec!["-DX".into()]),
         groups: (None, None),
-    };
+    }
+}
+
+#[test]
+fn changes_outside_the_configuration_are_shown_and_set_the_status() {
+    use crate::config_changes::{ChangeKind, ConfigChange};
+    let change = inactive_change();
     let quiet = Report {
         functions: vec![function("g", Verdict::Unchanged)],
         ..sample()

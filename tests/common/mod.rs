@@ -2,6 +2,7 @@
 //!
 //! * [`run_with_timeout`]: run a process with a deadline (killed on overrun) so that a hang fails a
 //!   test instead of blocking CI.
+//! * [`git`]: a git command in a test repository, with a committer of its own.
 //! * The native oracle of `differential_cc.rs`: scalar parameter types ([`Ty`]), a fixed-seed input
 //!   generator ([`gen_inputs`]) that gives each input both as dizy C-literal arguments and as the
 //!   already-converted value the C harness reads, the harness generator ([`harness_source`]), the
@@ -732,4 +733,21 @@ pub fn corpus_entry(text: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
     (!name.is_empty()).then_some(name)
+}
+
+/// Run `git ARGS` in `dir` with a committer of its own (the machine may have none); fails the
+/// test when git does.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

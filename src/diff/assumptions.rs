@@ -1,0 +1,53 @@
+//! The assumptions every report states: the semantics dizy analyses under and the analysis
+//! settings, from the [`DiffOptions`] of the run.
+
+use super::DiffOptions;
+use crate::analysis::{self, Overflow};
+use crate::diag::{Note, NoteKind};
+
+pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
+    let mut a = vec![];
+    a.push(match opts.analysis.overflow {
+        Overflow::Math => "signed integers are mathematical: signed overflow is undefined behaviour and is not modelled".to_string(),
+        Overflow::Wrap => "signed integer arithmetic wraps around (two's complement, as with -fwrapv)".to_string(),
+    });
+    a.push("unsigned integer arithmetic wraps modulo 2^width".into());
+    a.push(match opts.analysis.floats {
+        analysis::Floats::Ieee => "floating point is IEEE 754 as compiled for x86-64 (SSE, round to nearest, no fast-math): NaN, infinities and rounding are possible; floating values are compared as numbers (NaN equal to NaN, so 0.0 and -0.0 are the same value)".to_string(),
+        analysis::Floats::Real => "floating-point values are analysed as real numbers (--floats real: proofs do not cover NaN, infinities or rounding); witnesses are executed in IEEE arithmetic".to_string(),
+    });
+    a.push(
+        "both versions start from equal inputs: parameters (by position) and globals (by name) that both versions declare with the same type and initializer; a changed initializer makes every function that can read it (directly, through callees or function pointers) changed"
+            .into(),
+    );
+    a.push("observable behaviour: the return value (aggregates field by field), globals the call changes, output and calls to functions outside the file with their arguments, and termination; equivalent means equal behaviour on every input, including that one version returns exactly when the other does (partially-equivalent: equal wherever both return)".into());
+    a.push("memory is tracked for struct fields and array elements of variables at known offsets; reads through pointers are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());
+    a.push("an unknown function called with equal arguments at matched points returns equal results and has equal effects in both versions; calls to it are compared as effects".into());
+    a.push(format!(
+        "numeric domain {}, canonization {} at {} points, widening after {} iterations",
+        opts.analysis.domain,
+        canon_name(opts.analysis.canon),
+        point_name(opts.analysis.canon_point),
+        opts.analysis.widen_delay
+    ));
+    a.into_iter()
+        .map(|text| Note::new(NoteKind::Semantics, text))
+        .collect()
+}
+
+pub fn canon_name(c: analysis::Canon) -> &'static str {
+    match c {
+        analysis::Canon::JoinEquiv => "join-equiv",
+        analysis::Canon::JoinAll => "join-all",
+        analysis::Canon::ByGuards => "by-guards",
+        analysis::Canon::None => "none",
+    }
+}
+
+pub fn point_name(c: analysis::CanonPoint) -> &'static str {
+    match c {
+        analysis::CanonPoint::Diff => "diff",
+        analysis::CanonPoint::Converge => "converge",
+        analysis::CanonPoint::Join => "join",
+    }
+}
