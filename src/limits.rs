@@ -17,14 +17,6 @@ use crate::resources::ChildLimits;
 /// blow-up.
 pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
 
-/// PPL work units per second, for bounding one operation by the time left. PPL's units are not
-/// uniform in time: on a 2-core x86-64 VM one BHRZ03 widening spent 50 million units in 5.1 s
-/// (about 10 million per second, the slowest rate seen), another in 73 ms. At the slowest rate
-/// an operation started with `t` seconds left ends within about `t` seconds, so a single step
-/// can no longer carry a run far past `--timeout`; faster operations are cut earlier than they
-/// need to be only in a function's last seconds.
-pub const WORK_UNITS_PER_SECOND: u64 = 10_000_000;
-
 /// Every bound of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunLimits {
@@ -104,19 +96,6 @@ impl Budget {
     /// PPL work per domain operation (`None`: unbounded).
     pub fn op_budget(&self) -> Option<u64> {
         self.op_budget
-    }
-
-    /// The work one domain operation may take now: the per-operation budget, lowered to what the
-    /// time left allows ([`WORK_UNITS_PER_SECOND`]). 0: unbounded.
-    pub fn op_units(&self) -> u64 {
-        let by_time = self.left().map(|t| {
-            let units = t.as_secs_f64() * WORK_UNITS_PER_SECOND as f64;
-            (units as u64).max(1)
-        });
-        match (self.op_budget, by_time) {
-            (Some(a), Some(b)) => a.min(b).max(1),
-            (a, b) => a.or(b).unwrap_or(0),
-        }
     }
 
     /// No bound at all (tests, tools).
@@ -203,21 +182,6 @@ mod tests {
             Some(soon)
         );
         assert_eq!(Budget::unlimited().until(None).deadline(), None);
-    }
-
-    #[test]
-    fn operations_get_no_more_work_than_the_time_left_allows() {
-        let soon = Instant::now() + Duration::from_millis(100);
-        let b = Budget::new(Some(soon), None).with_op_budget(Some(DEFAULT_OP_BUDGET));
-        assert!(b.op_units() >= 1 && b.op_units() <= WORK_UNITS_PER_SECOND / 10);
-        let far = Instant::now() + Duration::from_secs(3600);
-        let b = Budget::new(Some(far), None).with_op_budget(Some(DEFAULT_OP_BUDGET));
-        assert_eq!(b.op_units(), DEFAULT_OP_BUDGET);
-        // Past the deadline still a bound (0 would mean none).
-        let past = Instant::now() - Duration::from_secs(1);
-        assert_eq!(Budget::new(Some(past), None).op_units(), 1);
-        assert_eq!(Budget::unlimited().op_units(), 0);
-        assert_eq!(Budget::unlimited().with_op_budget(Some(7)).op_units(), 7);
     }
 
     #[test]

@@ -118,12 +118,6 @@ pub trait NumDomain: Clone + fmt::Debug {
 
     // ----- provided methods -------------------------------------------
 
-    /// Sets how much work (the backend's deterministic units; 0: unbounded) each later
-    /// operation on this value, and on values derived from it, may take; one that runs out
-    /// fails with [`DomainError::Timeout`]. How a caller ties the domain's work to the time it
-    /// has left; domains whose operations are cheap ignore it.
-    fn limit_work(&self, _units: u64) {}
-
     /// `x_dim := e` for an arbitrary expression: linear parts exactly,
     /// non-linear nodes through fresh dimensions bounded by interval
     /// arithmetic on their operands (and relational facts for division and
@@ -479,9 +473,6 @@ impl NumDomain for AnyDomain {
     }
     fn join(&self, other: &Self) -> Result<Self> {
         pair!(self, other, (a, b) => a.join(b), wrap_value)
-    }
-    fn limit_work(&self, units: u64) {
-        each!(self, d => d.limit_work(units))
     }
     fn widen(&self, newer: &Self) -> Result<Self> {
         pair!(self, newer, (a, b) => a.widen(b), wrap_value)

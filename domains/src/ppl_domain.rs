@@ -15,7 +15,7 @@
 use crate::domain::{check_dim, check_expr, check_map, check_remove, check_same};
 use crate::linear::{normalize, ConstraintKind, Dim, LinConstraint, LinExpr, Norm};
 use crate::num::{Bound, Interval};
-use crate::ppl::{self, Kind, Shape, Widening};
+use crate::ppl::{self, Kind, Shape};
 use crate::{DomainError, DomainKind, NumDomain, Result};
 
 /// An abstract value backed by a PPL object of kind `K`, plus the per
@@ -142,25 +142,6 @@ impl<K: Kind> PplDomain<K> {
             }
         }
         r
-    }
-
-    /// `self ∇ newer` by `step` on the join: the precise widening first; if it runs out of work
-    /// (its object is then unspecified), the standard one on a fresh join, which is polynomial
-    /// where the precise one can take seconds. Better than the top `Soft` would fall back to.
-    fn widen_falling_back(
-        &self,
-        step: impl Fn(&mut Self, Widening) -> Result<()>,
-        newer: &Self,
-    ) -> Result<Self> {
-        let mut r = self.join(newer)?;
-        match step(&mut r, Widening::Precise) {
-            Err(DomainError::Timeout) => {
-                let mut r = self.join(newer)?;
-                step(&mut r, Widening::Standard)?;
-                Ok(r)
-            }
-            done => done.map(|()| r),
-        }
     }
 
     /// `meet_constraint` after argument checks.
@@ -367,17 +348,16 @@ impl<K: Kind> NumDomain for PplDomain<K> {
         Ok(r)
     }
 
-    fn limit_work(&self, units: u64) {
-        self.shape.limit_work(units);
-    }
-
     fn widen(&self, newer: &Self) -> Result<Self> {
         // PPL's widening wants its argument (the older value) included in
         // `*this`: widen against the join, which is what we mean anyway.
-        self.widen_falling_back(|r, how| r.shape.widen_assign(&self.shape, how), newer)
+        let mut r = self.join(newer)?;
+        r.shape.widen_assign(&self.shape)?;
+        Ok(r)
     }
 
     fn widen_with_thresholds(&self, newer: &Self, thresholds: &[LinConstraint]) -> Result<Self> {
+        let mut r = self.join(newer)?;
         let mut ths = Vec::new();
         for c in thresholds {
             if c.expr.max_dim().is_some_and(|d| d.index() >= self.dims()) {
@@ -394,10 +374,8 @@ impl<K: Kind> NumDomain for PplDomain<K> {
             ths.push(LinConstraint::new(e, kind));
         }
         let dims = self.dims();
-        self.widen_falling_back(
-            |r, how| r.shape.limited_widen_assign(&self.shape, &ths, dims, how),
-            newer,
-        )
+        r.shape.limited_widen_assign(&self.shape, &ths, dims)?;
+        Ok(r)
     }
 
     fn leq(&self, other: &Self) -> Result<bool> {

@@ -281,8 +281,6 @@ pub fn check_size(dims: usize, positions: usize, relational: bool) -> Result<()>
 
 /// Every operation first checks the budget (so a run of cheap steps cannot overrun
 /// `--timeout` or `--max-memory` by much), then degrades a failed operation to `fallback`.
-/// Callers first bound the value's work by the time left (`limit_work`), so a single
-/// expensive step cannot overrun either.
 fn soft<T>(
     r: impl FnOnce() -> std::result::Result<T, dizy_domains::DomainError>,
     fallback: impl FnOnce() -> Result<T>,
@@ -298,7 +296,6 @@ fn soft<T>(
 
 impl Soft for AnyDomain {
     fn s_join(&self, o: &Self, b: &Budget) -> Result<Self> {
-        self.limit_work(b.op_units());
         soft(
             || self.join(o),
             || self.top_like(self.dims()).map_err(derr),
@@ -306,7 +303,6 @@ impl Soft for AnyDomain {
         )
     }
     fn s_widen(&self, newer: &Self, b: &Budget) -> Result<Self> {
-        self.limit_work(b.op_units());
         soft(
             || self.widen(newer),
             || self.top_like(self.dims()).map_err(derr),
@@ -314,19 +310,15 @@ impl Soft for AnyDomain {
         )
     }
     fn s_leq(&self, o: &Self, b: &Budget) -> Result<bool> {
-        self.limit_work(b.op_units());
         soft(|| self.leq(o), || Ok(false), b)
     }
     fn s_is_bottom(&self, b: &Budget) -> Result<bool> {
-        self.limit_work(b.op_units());
         soft(|| self.is_bottom(), || Ok(false), b)
     }
     fn s_entails(&self, c: &LinConstraint, b: &Budget) -> Result<bool> {
-        self.limit_work(b.op_units());
         soft(|| self.entails(c), || Ok(false), b)
     }
     fn s_bounds(&self, e: &LinExpr, b: &Budget) -> Result<dizy_domains::Interval> {
-        self.limit_work(b.op_units());
         soft(
             || self.bounds(e),
             || {
@@ -340,23 +332,18 @@ impl Soft for AnyDomain {
     }
     // In-place operations that fail leave the value at top (sound): nothing more to do.
     fn s_meet_constraint(&mut self, c: &LinConstraint, b: &Budget) -> Result<()> {
-        self.limit_work(b.op_units());
         soft(|| self.meet_constraint(c), || Ok(()), b)
     }
     fn s_meet_constraints(&mut self, cs: &[LinConstraint], b: &Budget) -> Result<()> {
-        self.limit_work(b.op_units());
         soft(|| self.meet_constraints(cs), || Ok(()), b)
     }
     fn s_assign_expr(&mut self, d: Dim, e: &dizy_domains::Expr, b: &Budget) -> Result<()> {
-        self.limit_work(b.op_units());
         soft(|| self.assign_expr(d, e), || Ok(()), b)
     }
     fn s_assign_linear(&mut self, d: Dim, e: &LinExpr, b: &Budget) -> Result<()> {
-        self.limit_work(b.op_units());
         soft(|| self.assign_linear(d, e), || Ok(()), b)
     }
     fn s_forget(&mut self, d: Dim, b: &Budget) -> Result<()> {
-        self.limit_work(b.op_units());
         soft(|| self.forget(d), || Ok(()), b)
     }
 }

@@ -38,14 +38,6 @@ mod sealed {
             y: *const Self::Tag,
             cs: ffi::ppl_const_Constraint_System_t,
         ) -> c_int;
-        /// The standard widening (H79, CC76): coarser, but polynomial where the precise
-        /// one can take seconds.
-        unsafe fn standard_widen(x: *mut Self::Tag, y: *const Self::Tag) -> c_int;
-        unsafe fn limited_standard_widen(
-            x: *mut Self::Tag,
-            y: *const Self::Tag,
-            cs: ffi::ppl_const_Constraint_System_t,
-        ) -> c_int;
         unsafe fn contains(x: *const Self::Tag, y: *const Self::Tag) -> c_int;
         unsafe fn equals(x: *const Self::Tag, y: *const Self::Tag) -> c_int;
         unsafe fn is_empty(p: *const Self::Tag) -> c_int;
@@ -82,8 +74,7 @@ pub trait Kind: sealed::RawOps + 'static {
 macro_rules! raw_ops {
     ($kind:ident, $tag:ty, $new:ident, $copy:ident, $delete:ident, $refine:ident,
      $affine:ident, $unconstrain:ident, $add:ident, $remove:ident, $map:ident,
-     $meet:ident, $join:ident, $widen:ident, $limited:ident, $std_widen:ident,
-     $std_limited:ident, $contains:ident,
+     $meet:ident, $join:ident, $widen:ident, $limited:ident, $contains:ident,
      $equals:ident, $empty:ident, $universe:ident, $max:ident, $min:ident,
      $topoly:ident) => {
         impl sealed::RawOps for $kind {
@@ -136,16 +127,6 @@ macro_rules! raw_ops {
             ) -> c_int {
                 unsafe { ffi::$limited(x, y, cs) }
             }
-            unsafe fn standard_widen(x: *mut $tag, y: *const $tag) -> c_int {
-                unsafe { ffi::$std_widen(x, y) }
-            }
-            unsafe fn limited_standard_widen(
-                x: *mut $tag,
-                y: *const $tag,
-                cs: ffi::ppl_const_Constraint_System_t,
-            ) -> c_int {
-                unsafe { ffi::$std_limited(x, y, cs) }
-            }
             unsafe fn contains(x: *const $tag, y: *const $tag) -> c_int {
                 unsafe { ffi::$contains(x, y) }
             }
@@ -184,13 +165,12 @@ macro_rules! raw_ops {
 }
 
 /// PPL's `C_Polyhedron` (closed convex polyhedra over the rationals);
-/// widening BHRZ03, thresholds via the limited BHRZ03 extrapolation; H79 where BHRZ03 runs
-/// out of work.
+/// widening BHRZ03, thresholds via the limited BHRZ03 extrapolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CPolyhedron {}
 
 /// PPL's `Octagonal_Shape<mpq_class>`; widening BHMZ05, thresholds via the
-/// limited BHMZ05 extrapolation; CC76 where BHMZ05 runs out of work.
+/// limited BHMZ05 extrapolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Octagon {}
 
@@ -220,8 +200,6 @@ raw_ops!(
     ppl_Polyhedron_poly_hull_assign,
     ppl_Polyhedron_BHRZ03_widening_assign,
     ppl_Polyhedron_limited_BHRZ03_extrapolation_assign,
-    ppl_Polyhedron_H79_widening_assign,
-    ppl_Polyhedron_limited_H79_extrapolation_assign,
     ppl_Polyhedron_contains_Polyhedron,
     ppl_Polyhedron_equals_Polyhedron,
     ppl_Polyhedron_is_empty,
@@ -247,8 +225,6 @@ raw_ops!(
     ppl_Octagonal_Shape_mpq_class_upper_bound_assign,
     ppl_Octagonal_Shape_mpq_class_BHMZ05_widening_assign,
     ppl_Octagonal_Shape_mpq_class_limited_BHMZ05_extrapolation_assign,
-    ppl_Octagonal_Shape_mpq_class_CC76_extrapolation_assign,
-    ppl_Octagonal_Shape_mpq_class_limited_CC76_extrapolation_assign,
     ppl_Octagonal_Shape_mpq_class_contains_Octagonal_Shape_mpq_class,
     ppl_Octagonal_Shape_mpq_class_equals_Octagonal_Shape_mpq_class,
     ppl_Octagonal_Shape_mpq_class_is_empty,

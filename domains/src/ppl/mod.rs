@@ -55,7 +55,7 @@ mod mip;
 mod shape;
 
 pub use kinds::{CPolyhedron, Kind, Octagon};
-pub use shape::{Shape, Widening};
+pub use shape::Shape;
 
 use crate::Result;
 

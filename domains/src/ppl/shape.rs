@@ -8,7 +8,6 @@
 use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::ptr;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::ffi;
 use super::handles::{read_constraints, Coef, PConsSys, PLinExpr};
@@ -25,20 +24,8 @@ use crate::Result;
 pub struct Shape<K: Kind> {
     raw: *mut K::Tag,
     /// Work budget of each potentially exponential operation on this value
-    /// (0: unlimited); copies and values derived from it keep it. Atomic so
-    /// that a caller short of time can lower it through `&self`
-    /// ([`Shape::limit_work`]).
-    budget: AtomicU64,
-}
-
-/// Which widening [`Shape::widen_assign`] applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Widening {
-    /// BHRZ03 (polyhedra) or BHMZ05 (octagons): precise, but BHRZ03 can take
-    /// seconds on a few dozen generators.
-    Precise,
-    /// H79 (polyhedra) or CC76 (octagons).
-    Standard,
+    /// (0: unlimited); copies and values derived from it keep it.
+    budget: u64,
 }
 
 // SAFETY: the handle is only dereferenced by PPL under the global lock, and
@@ -80,22 +67,12 @@ impl<K: Kind> Shape<K> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer; lock held.
         check(unsafe { K::new_space(&mut raw, dims, c_int::from(empty)) })?;
-        Ok(Shape {
-            raw,
-            budget: AtomicU64::new(budget),
-        })
+        Ok(Shape { raw, budget })
     }
 
     /// The work budget of this value's operations.
     pub fn budget(&self) -> u64 {
-        self.budget.load(Ordering::Relaxed)
-    }
-
-    /// Sets the work budget of this value's later operations (and of values
-    /// derived from them): how the caller ties PPL's work to the time it has
-    /// left.
-    pub fn limit_work(&self, budget: u64) {
-        self.budget.store(budget, Ordering::Relaxed);
+        self.budget
     }
 
     /// A copy; fails only if PPL runs out of memory.
@@ -106,7 +83,7 @@ impl<K: Kind> Shape<K> {
         check(unsafe { K::copy(&mut raw, self.raw) })?;
         Ok(Shape {
             raw,
-            budget: AtomicU64::new(self.budget()),
+            budget: self.budget,
         })
     }
 
@@ -116,7 +93,7 @@ impl<K: Kind> Shape<K> {
         let g = lock()?;
         let sys = PConsSys::new(&g, cs, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::refine(self.raw, sys.raw)
         }))?;
         Ok(())
@@ -128,7 +105,7 @@ impl<K: Kind> Shape<K> {
         let le = PLinExpr::new(&g, e, dims)?;
         let one = Coef::new(&g, 1)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::affine_image(self.raw, var.index(), le.raw, one.raw)
         }))?;
         Ok(())
@@ -138,7 +115,7 @@ impl<K: Kind> Shape<K> {
     pub fn unconstrain(&mut self, var: Dim) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::unconstrain(self.raw, var.index())
         }))?;
         Ok(())
@@ -158,7 +135,7 @@ impl<K: Kind> Shape<K> {
         let _g = lock()?;
         let mut ds: Vec<usize> = ds.iter().map(|d| d.index()).collect();
         // SAFETY: valid handle and array of `ds.len()` entries; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::remove_dims(self.raw, ds.as_mut_ptr(), ds.len())
         }))?;
         Ok(())
@@ -173,7 +150,7 @@ impl<K: Kind> Shape<K> {
         check(unsafe { ffi::ppl_not_a_dimension(&mut nad) })?;
         let mut maps: Vec<usize> = map.iter().map(|m| m.map_or(nad, Dim::index)).collect();
         // SAFETY: valid handle and array of `maps.len()` entries; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::map_dims(self.raw, maps.as_mut_ptr(), maps.len())
         }))?;
         Ok(())
@@ -182,7 +159,7 @@ impl<K: Kind> Shape<K> {
     pub fn meet_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::meet(self.raw, o.raw)
         }))?;
         Ok(())
@@ -191,7 +168,7 @@ impl<K: Kind> Shape<K> {
     pub fn join_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::join(self.raw, o.raw)
         }))?;
         self.minimize_locked()
@@ -208,7 +185,7 @@ impl<K: Kind> Shape<K> {
         let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
         // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag`, so the cast is the
         // identity; valid handle and out-pointer; lock held by the caller.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             ffi::ppl_Polyhedron_get_minimized_constraints(
                 self.raw as ffi::ppl_Polyhedron_t,
                 &mut cs,
@@ -217,16 +194,12 @@ impl<K: Kind> Shape<K> {
         Ok(())
     }
 
-    /// `self := older ∇ self`; requires `older ⊆ self`. A failure (e.g. the
-    /// precise widening running out of its share) leaves `self` unspecified.
-    pub fn widen_assign(&mut self, older: &Self, how: Widening) -> Result<()> {
+    /// `self := older ∇ self`; requires `older ⊆ self`.
+    pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
-            match how {
-                Widening::Precise => K::widen(self.raw, older.raw),
-                Widening::Standard => K::standard_widen(self.raw, older.raw),
-            }
+        check(budgeted(self.budget, || unsafe {
+            K::widen(self.raw, older.raw)
         }))?;
         Ok(())
     }
@@ -238,16 +211,12 @@ impl<K: Kind> Shape<K> {
         older: &Self,
         thresholds: &[LinConstraint],
         dims: usize,
-        how: Widening,
     ) -> Result<()> {
         let g = lock()?;
         let sys = PConsSys::new(&g, thresholds, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget(), || unsafe {
-            match how {
-                Widening::Precise => K::limited_widen(self.raw, older.raw, sys.raw),
-                Widening::Standard => K::limited_standard_widen(self.raw, older.raw, sys.raw),
-            }
+        check(budgeted(self.budget, || unsafe {
+            K::limited_widen(self.raw, older.raw, sys.raw)
         }))?;
         Ok(())
     }
@@ -256,7 +225,7 @@ impl<K: Kind> Shape<K> {
     pub fn contains(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(self.budget(), || unsafe {
+        Ok(check(budgeted(self.budget, || unsafe {
             K::contains(self.raw, o.raw)
         }))? > 0)
     }
@@ -264,7 +233,7 @@ impl<K: Kind> Shape<K> {
     pub fn equals(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(self.budget(), || unsafe {
+        Ok(check(budgeted(self.budget, || unsafe {
             K::equals(self.raw, o.raw)
         }))? > 0)
     }
@@ -272,13 +241,13 @@ impl<K: Kind> Shape<K> {
     pub fn is_empty(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(self.budget(), || unsafe { K::is_empty(self.raw) }))? > 0)
+        Ok(check(budgeted(self.budget, || unsafe { K::is_empty(self.raw) }))? > 0)
     }
 
     pub fn is_universe(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(self.budget(), || unsafe {
+        Ok(check(budgeted(self.budget, || unsafe {
             K::is_universe(self.raw)
         }))? > 0)
     }
@@ -291,7 +260,7 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(self.budget(), || unsafe {
+        let bounded = check(budgeted(self.budget, || unsafe {
             K::maximize(self.raw, le.raw, n.raw, d.raw, &mut opt)
         }))?;
         if bounded == 0 {
@@ -307,7 +276,7 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(self.budget(), || unsafe {
+        let bounded = check(budgeted(self.budget, || unsafe {
             K::minimize(self.raw, le.raw, n.raw, d.raw, &mut opt)
         }))?;
         if bounded == 0 {
@@ -343,12 +312,12 @@ impl<K: Kind> Shape<K> {
     fn as_polyhedron<'g>(&self, _g: &'g Guard) -> Result<PPoly<'g>> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid source handle and out-pointer; lock held.
-        check(budgeted(self.budget(), || unsafe {
+        check(budgeted(self.budget, || unsafe {
             K::to_polyhedron(&mut raw, self.raw)
         }))?;
         Ok(PPoly {
             raw,
-            budget: self.budget(),
+            budget: self.budget,
             _g: PhantomData,
         })
     }
