@@ -16,7 +16,7 @@ mod infer;
 mod print;
 mod walk;
 
-pub use infer::Env;
+pub use infer::{promote, Env};
 pub use print::{c_escape, Printer};
 pub use walk::{
     dependent, each_block, each_stmt, effects, func_exprs, goto_targets, independent, stmt_exprs,

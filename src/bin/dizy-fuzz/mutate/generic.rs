@@ -110,6 +110,10 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                     if rng.chance(25) {
                         let inner = std::mem::replace(e, Expr::Int(0));
                         *e = Expr::Un(Un::Not, Box::new(inner));
+                    } else if rng.chance(15) {
+                        // Both operands negated, mirrored: the same test for signed and
+                        // floating operands, another one where a side is unsigned (wraps).
+                        negate_comparison(e);
                     } else if let Expr::Bin(op, _, _) = e {
                         *op = match op {
                             Op::Lt => Op::Le,
@@ -182,6 +186,17 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                     };
                     let float = env.is_float(&a) || env.is_float(&b);
                     let single = env.ty(e) == Some(Ty::F32);
+                    let negatable = |x: &Expr| {
+                        env.ty(x).is_some_and(|t| match promote(&t) {
+                            Ty::I(k) => k.signed(),
+                            t => t.is_float(),
+                        })
+                    };
+                    if op.is_cmp() && negatable(&a) && negatable(&b) && rng.chance(30) {
+                        // -a > -b is a < b for signed (overflow is UB) and IEEE operands
+                        negate_comparison(e);
+                        return;
+                    }
                     *e = match op {
                         Op::Add | Op::Mul | Op::And | Op::Or | Op::Xor | Op::Eq | Op::Ne => {
                             Expr::Bin(op, b, a)
@@ -293,5 +308,23 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
             )
         }
         _ => false,
+    }
+}
+
+/// `a OP b` → `-a OP' -b` with OP' the mirrored comparison.
+fn negate_comparison(e: &mut Expr) {
+    if let Expr::Bin(op, a, b) = e.clone() {
+        let mirrored = match op {
+            Op::Lt => Op::Gt,
+            Op::Le => Op::Ge,
+            Op::Gt => Op::Lt,
+            Op::Ge => Op::Le,
+            o => o,
+        };
+        *e = Expr::Bin(
+            mirrored,
+            Box::new(Expr::Un(Un::Neg, a)),
+            Box::new(Expr::Un(Un::Neg, b)),
+        );
     }
 }
