@@ -43,6 +43,23 @@ fn verdict(v: &Value, name: &str) -> String {
         })
 }
 
+/// `src(1)` into `old`, `src(2)` into `new`.
+fn write_pair(old: &Path, new: &Path, src: impl Fn(i32) -> String) {
+    std::fs::write(old, src(1)).unwrap();
+    std::fs::write(new, src(2)).unwrap();
+}
+
+/// The report's assumption that mentions `needle`.
+fn assumption_about<'a>(v: &'a Value, needle: &str) -> &'a str {
+    v["assumptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .find(|a| a.contains(needle))
+        .unwrap_or_else(|| panic!("no note about {needle}: {v:#}"))
+}
+
 /// gcc's preprocessor output for `file` with `flags`.
 fn cpp(file: &Path, flags: &[String]) -> String {
     let out = Command::new("cc")
@@ -198,18 +215,11 @@ fn an_error_directive_in_unconfigured_code_does_not_end_the_file() {
             "#if ALGO_A\n# define K 1\n#elif ALGO_B\n# define K 2\n#else\n# error \"Can't decide \\\n which algorithm\"\n#endif\nint f(int a) {{ return a + {k}; }}\n"
         )
     };
-    std::fs::write(&old, src(1)).unwrap();
-    std::fs::write(&new, src(2)).unwrap();
+    write_pair(&old, &new, src);
     let (v, code) = diff(&old, &new, &[]);
     assert_eq!(verdict(&v, "f"), "different", "{v:#}");
     assert_eq!(code, 1);
-    let note = v["assumptions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| a.as_str())
-        .find(|a| a.contains("#error"))
-        .unwrap_or_else(|| panic!("no note about the #error: {v:#}"));
+    let note = assumption_about(&v, "#error");
     assert!(note.contains(":6:") && note.contains("-DALGO_A"), "{note}");
     let configured = Command::new("cc")
         .args(["-E", "-DALGO_A"])
@@ -223,4 +233,125 @@ fn an_error_directive_in_unconfigured_code_does_not_end_the_file() {
     // With that option, nothing is skipped.
     let (v, _) = diff(&old, &new, &["-DALGO_A"]);
     assert!(!v.to_string().contains("#error"), "{v:#}");
+}
+
+/// An `#error` in a project header (krb5's `k5-platform.h` without its configure-made
+/// `autoconf.h`) does not end the file either: what follows the directive in the header and the
+/// file itself are analysed, and the note names the header's line and the option that
+/// configures it. A real error next to it still ends the file.
+#[test]
+fn an_error_directive_in_a_header_does_not_end_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    std::fs::write(
+        dir.path().join("platform.h"),
+        "#ifdef HAVE_PRAGMA_INIT\n# define INIT 1\n#else\n# error \"Don't know how to do load-time initializers\"\n#endif\n#define STEP 3\n",
+    )
+    .unwrap();
+    let src =
+        |k: i32| format!("#include \"platform.h\"\nint f(int a) {{ return a * STEP + {k}; }}\n");
+    write_pair(&old, &new, src);
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(code, 1);
+    let note = assumption_about(&v, "#error");
+    assert!(
+        note.contains("platform.h:4:") && note.contains("-DHAVE_PRAGMA_INIT"),
+        "{note}"
+    );
+    // A real preprocessing error beside the `#error` is still reported as such.
+    std::fs::write(
+        dir.path().join("platform.h"),
+        "#error \"unconfigured\"\n#if 1 +\n#endif\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dizy"))
+        .arg("diff")
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("preprocessing failed") && !err.contains("#error"),
+        "{err}"
+    );
+}
+
+/// `__FILE__` (glibc's `assert` passes it on) names both versions as the new file, headers
+/// beside the file relative to its directory, and `__DATE__`/`__TIME__` are one fixed instant:
+/// where each version lies and when it was preprocessed are no difference. A real change next
+/// to them still is one, and its witness reproduces natively (the native build names the files
+/// the same way).
+#[test]
+fn file_and_time_macros_do_not_differ_between_the_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    for v in ["v1", "v2"] {
+        std::fs::create_dir(dir.path().join(v)).unwrap();
+        std::fs::write(
+            dir.path().join(v).join("where.h"),
+            "static const int where_len = sizeof(__FILE__);\n",
+        )
+        .unwrap();
+    }
+    let src = |k: i32| {
+        format!(
+            "#include <assert.h>\n#include \"where.h\"\n\
+             int f(int a) {{ assert(a < 100); return (int)sizeof(__FILE__) + where_len + (int)sizeof(__DATE__ __TIME__) + a * {k}; }}\n\
+             int g(int a) {{ assert(a != 7); return a; }}\n"
+        )
+    };
+    let old = dir.path().join("v1").join("prog.c");
+    let new = dir.path().join("v2").join("prog_new.c");
+    std::fs::write(&old, src(1)).unwrap();
+    std::fs::write(&new, src(1)).unwrap();
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(verdict(&v, "f"), "unchanged", "{v:#}");
+    assert_eq!(verdict(&v, "g"), "unchanged", "{v:#}");
+    assert_eq!(code, 0, "{v:#}");
+    std::fs::write(&new, src(2)).unwrap();
+    let (v, code) = diff(&old, &new, &["--validate", "native"]);
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(verdict(&v, "g"), "unchanged", "{v:#}");
+    let f = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "f")
+        .unwrap();
+    let by = f["witness"]["validated_by"].to_string();
+    assert!(by.contains("native"), "{f:#}");
+    let differs = f["diff_points"].to_string();
+    assert!(!differs.contains("__assert_fail operand"), "{f:#}");
+    assert_eq!(code, 1);
+}
+
+/// A GNU statement expression is lowered where it stands (the interpreter's agreement with gcc
+/// on them is `tests/corpus/interp/78_statement_exprs.c`); one that control flow leaves
+/// (`return` inside the macro) makes its function `unsupported` with that reason, and the
+/// other functions of the file are analysed.
+#[test]
+fn statement_expressions_are_lowered_or_rejected_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    let src = |k: i32| {
+        format!(
+            "#define CHECK(x) ({{ if ((x) < 0) return -1; (x); }})\n\
+             #define SQ(x) ({{ int _v = (x); _v * _v; }})\n\
+             int f(int a) {{ return CHECK(a) + {k}; }}\n\
+             int g(int a) {{ return SQ(a % 100) + {k}; }}\n\
+             int h(int a) {{ return SQ(a % 100) - (a % 100) * (a % 100); }}\n"
+        )
+    };
+    write_pair(&old, &new, src);
+    let (v, _) = diff(&old, &new, &[]);
+    assert_eq!(verdict(&v, "f"), "unsupported", "{v:#}");
+    assert!(
+        v.to_string()
+            .contains("`return` inside a statement expression is not supported"),
+        "{v:#}"
+    );
+    assert_eq!(verdict(&v, "g"), "different", "{v:#}");
+    assert_eq!(verdict(&v, "h"), "unchanged", "{v:#}");
 }

@@ -176,6 +176,11 @@ impl Report {
 /// Run the pipeline on a pair of files.
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
     let fe = opts.frontend.clone().with_limits(&opts.limits);
+    // `__FILE__` names both versions as the new file: where each lies is no difference.
+    let fe = crate::frontend::Options {
+        file_name: Some(new.display().to_string()),
+        ..fe
+    };
     let po = crate::load_gcl(old, &fe)?;
     let pn = crate::load_gcl(new, &fe)?;
     let mut report = diff_programs(&po, &pn, opts);

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Error, ErrorKind, Note, NoteKind, Result, Stop};
 use crate::ir::Program;
 use preprocess::{check_input_file, preprocess};
+pub use preprocess::{file_macro_args, SOURCE_DATE_EPOCH};
 
 pub use lines::LineMap;
 
@@ -67,6 +68,10 @@ pub struct Options {
     pub time_limit: std::time::Duration,
     /// Memory and CPU bounds of the preprocessor process.
     pub child: crate::resources::ChildLimits,
+    /// The name `__FILE__` gives the main file (headers beside it are named relative to its
+    /// directory); `None`: the path as given. The diff driver gives both versions the new
+    /// file's name, so that where each version lies is not a difference.
+    pub file_name: Option<String>,
 }
 
 impl Default for Options {
@@ -82,6 +87,7 @@ impl Default for Options {
             std: None,
             time_limit: std::time::Duration::from_secs(60),
             child: Default::default(),
+            file_name: None,
         }
     }
 }
@@ -129,13 +135,25 @@ pub fn load(path: &Path, opts: &Options) -> Result<Program> {
         Some(p) => p,
         None => parse_with(pre.text, &display, pre.missing, opts.time_limit)?,
     };
-    for (line, msg) in &pre.skipped_errors {
-        let hint = configure_hint(path, *line, opts, &display);
+    let mut seen = std::collections::HashSet::new();
+    for e in &pre.skipped_errors {
+        if !seen.insert((&e.file, e.line)) {
+            continue;
+        }
+        // The preprocessor names the main file as it was given.
+        let main = Path::new(&e.file) == path;
+        let file = if main {
+            display.as_str()
+        } else {
+            e.file.as_str()
+        };
+        let hint = configure_hint(Path::new(&e.file), e.line, opts, &display);
+        let what = if main { "the file" } else { "this header" };
         prog.notes.push(Note::at(
             NoteKind::Assumption,
-            &display,
-            *line,
-            format!("`#error {msg}` skipped: the file is not configured for this build{hint}; what it would select is missing"),
+            file,
+            e.line,
+            format!("`#error {}` skipped: {what} is not configured for this build{hint}; what it would select is missing", e.message),
         ));
     }
     Ok(prog)

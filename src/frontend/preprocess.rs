@@ -43,31 +43,32 @@ pub(super) fn check_input_file(path: &Path, display: &str) -> Result<()> {
     Ok(())
 }
 
-/// Most `#error` directives of the main file skipped before giving up.
-const MAX_SKIPPED_ERRORS: usize = 8;
-
 /// What the preprocessor gave, and what dizy changed to get it.
 pub(super) struct Preprocessed {
     /// The output, with line markers naming the original file.
     pub text: String,
     /// Headers replaced by empty stand-ins, each with the `file:line` that included it.
     pub missing: Vec<(String, String)>,
-    /// `#error` directives of the main file that were skipped: line and message.
-    pub skipped_errors: Vec<(u32, String)>,
+    /// `#error` directives that were skipped, in the main file or a header: the file as the
+    /// preprocessor named it, the line and the message.
+    pub skipped_errors: Vec<SkippedError>,
+}
+
+/// An `#error` directive the preprocessor met and dizy went past.
+pub(super) struct SkippedError {
+    pub file: String,
+    pub line: u32,
+    pub message: String,
 }
 
 /// Run the preprocessor; when it stops at a missing header, give the header an empty stand-in
-/// in a temporary directory searched after all real ones, and retry. When it stops at an
-/// `#error` of the main file (unconfigured code: `#error "Can't decide which …"`), preprocess a
-/// copy with that directive blanked (lines keep their numbers; quoted includes still resolve
-/// next to the original), and say so in [`Preprocessed::skipped_errors`].
+/// in a temporary directory searched after all real ones, and retry. `#error` directives
+/// (unconfigured code: `#error "Can't decide which …"`, in the main file or a project header)
+/// do not stop the preprocessor, which writes its whole output anyway: when they are the only
+/// errors, that output is used and they are listed in [`Preprocessed::skipped_errors`].
 pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<Preprocessed> {
     let mut standins: Option<TempDir> = None;
     let mut missing: Vec<(String, String)> = vec![];
-    let mut skipped_errors: Vec<(u32, String)> = vec![];
-    // The copy without the skipped `#error` lines, once there is one.
-    let mut copy: Option<(TempDir, PathBuf, String)> = None;
-    let mut quote_here: Option<PathBuf> = None;
     // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock
     // kill of `output_bounded` stays: it usually comes first).
     let limits = &opts.child;
@@ -98,11 +99,11 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
         if let Some(dir) = &standins {
             cmd.arg("-idirafter").arg(&dir.0);
         }
-        if let Some(here) = &quote_here {
-            cmd.arg("-iquote").arg(here);
+        if let Some(name) = &opts.file_name {
+            cmd.args(file_macro_args(path, name));
         }
-        let input = copy.as_ref().map_or(path, |(_, p, _)| p.as_path());
-        cmd.arg(input);
+        cmd.env("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH);
+        cmd.arg(path);
         let started = std::time::Instant::now();
         let out = output_bounded(&mut cmd, opts.time_limit).map_err(|e| {
             bad_input_in(
@@ -126,7 +127,13 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
                 },
             )
         })?;
-        if out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let skipped_errors = if out.status.success() {
+            Some(vec![])
+        } else {
+            only_error_directives(&stderr)
+        };
+        if let Some(skipped_errors) = skipped_errors {
             let text = String::from_utf8(out.stdout).map_err(|e| {
                 let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
                 let msg = "the text is not valid UTF-8; dizy reads UTF-8 or ASCII C";
@@ -137,14 +144,6 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
                     None => bad_input_in(display, msg),
                 }
             })?;
-            // Markers name the file as given, not the copy.
-            let text = match &copy {
-                Some((_, p, _)) => text.replace(
-                    &format!("\"{}\"", p.display()),
-                    &format!("\"{}\"", path.display()),
-                ),
-                None => text,
-            };
             return Ok(Preprocessed {
                 text,
                 missing,
@@ -157,43 +156,6 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
                 hit,
                 format!("the preprocessor exceeded {}", limits.describe(hit)),
             ));
-        }
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if skipped_errors.len() < MAX_SKIPPED_ERRORS {
-            if let Some((line, msg)) = error_directive(&stderr, input) {
-                let source = match &copy {
-                    Some((_, _, s)) => s.clone(),
-                    None => std::fs::read(path)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default(),
-                };
-                if let Some(blanked) = blank_directive(&source, line) {
-                    let dir = match copy.take() {
-                        Some((d, _, _)) => d,
-                        None => TempDir::new("unconfigured").map_err(|e| {
-                            bad_input_in(
-                                display,
-                                format!("cannot create a temporary directory: {e}"),
-                            )
-                        })?,
-                    };
-                    let name = path
-                        .file_name()
-                        .map_or_else(|| "input.c".into(), |n| n.to_os_string());
-                    let p = dir.path().join(name);
-                    if std::fs::write(&p, &blanked).is_ok() {
-                        quote_here = Some(
-                            path.parent()
-                                .filter(|d| !d.as_os_str().is_empty())
-                                .unwrap_or(Path::new("."))
-                                .to_path_buf(),
-                        );
-                        skipped_errors.push((line, msg));
-                        copy = Some((dir, p, blanked));
-                        continue;
-                    }
-                }
-            }
         }
         if missing.len() < MAX_MISSING_HEADERS {
             if let Some((header, at)) = missing_header(&stderr) {
@@ -219,10 +181,15 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
                 }
             }
         }
-        // The compiler's first diagnostic already has the form `file:line:col: error: …`.
+        // The compiler's first diagnostic that is not a skippable `#error` already has the
+        // form `file:line:col: error: …`.
         let first = stderr
             .lines()
-            .find(|l| l.contains("error"))
+            .find(|l| {
+                (l.contains(": error: ") || l.contains(": fatal error: "))
+                    && error_directive(l).is_none()
+            })
+            .or_else(|| stderr.lines().find(|l| l.contains("error")))
             .or_else(|| stderr.lines().next())
             .unwrap_or("preprocessor failed")
             .trim()
@@ -233,6 +200,57 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
             None => bad_input_in(display, msg),
         });
     }
+}
+
+/// The `#error` directives of a failed run, when they are its only errors (the output is then
+/// complete: the preprocessor goes on after an `#error`); `None` when anything else failed.
+fn only_error_directives(stderr: &str) -> Option<Vec<SkippedError>> {
+    let mut found = vec![];
+    for l in stderr.lines() {
+        if l.contains(": fatal error: ") {
+            return None;
+        }
+        if l.contains(": error: ") {
+            found.push(error_directive(l)?);
+        }
+    }
+    (!found.is_empty()).then_some(found)
+}
+
+/// The place and message of a diagnostic line `file:line:col: error: #error message`.
+fn error_directive(diagnostic: &str) -> Option<SkippedError> {
+    let (loc, msg) = diagnostic.split_once(": error: ")?;
+    let message = msg.strip_prefix("#error")?.trim().to_string();
+    let mut parts = loc.rsplitn(3, ':');
+    let (_col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+    Some(SkippedError {
+        file: file.to_string(),
+        line: line.parse().ok()?,
+        message,
+    })
+}
+
+/// What `__DATE__` and `__TIME__` expand to (through `SOURCE_DATE_EPOCH`): one fixed instant, so
+/// that two versions preprocessed a second apart do not differ in them.
+pub const SOURCE_DATE_EPOCH: &str = "0";
+
+/// Preprocessor arguments that make `__FILE__` name `main` as `name`, and the headers beside
+/// `main` by their path relative to its directory (GCC and Clang's `-fmacro-prefix-map`; the
+/// last matching map wins). Paths holding `=` cannot be mapped and are left as they are.
+pub fn file_macro_args(main: &Path, name: &str) -> Vec<String> {
+    let main = main.display().to_string();
+    if main.contains('=') || name.contains('=') {
+        return vec![];
+    }
+    let mut args = vec![];
+    if let Some(dir) = Path::new(&main)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        args.push(format!("-fmacro-prefix-map={}/=", dir.display()));
+    }
+    args.push(format!("-fmacro-prefix-map={main}={name}"));
+    args
 }
 
 /// A temporary directory (header stand-ins, probe copies), removed when dropped.
@@ -258,45 +276,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// The line and message of the first diagnostic, if it is an `#error` directive of `main`.
-fn error_directive(stderr: &str, main: &Path) -> Option<(u32, String)> {
-    let first = stderr.lines().find(|l| l.contains(": error: "))?;
-    let (loc, msg) = first.split_once(": error: ")?;
-    let msg = msg.strip_prefix("#error")?.trim().to_string();
-    let mut parts = loc.rsplitn(3, ':');
-    let (_col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
-    (Path::new(file) == main).then_some(())?;
-    Some((line.parse().ok()?, msg))
-}
-
-/// `source` with the directive starting on line `line` (and its continuation lines) replaced by
-/// empty lines, if that line is an `#error`.
-fn blank_directive(source: &str, line: u32) -> Option<String> {
-    let mut out = String::with_capacity(source.len());
-    let mut blanking = false;
-    let mut found = false;
-    for (i, l) in source.split_inclusive('\n').enumerate() {
-        let n = i as u32 + 1;
-        if n == line {
-            let t = l.trim_start();
-            let directive = t.strip_prefix('#').map(str::trim_start);
-            if !directive.is_some_and(|d| d.starts_with("error")) {
-                return None;
-            }
-            blanking = true;
-            found = true;
-        }
-        if blanking {
-            let body = l.trim_end_matches(['\n', '\r']);
-            blanking = body.ends_with('\\');
-            out.push_str(&l[body.len()..]);
-        } else {
-            out.push_str(l);
-        }
-    }
-    found.then_some(out)
 }
 
 /// The header named by a "No such file" diagnostic (GCC or Clang) and the `file:line` of the

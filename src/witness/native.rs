@@ -91,7 +91,12 @@ pub fn validate(
             Err(e) => return Native::NotApplicable(e),
         };
         let file = v.source.display().to_string();
-        let exe = match compile(&dir.0, tag, &src, fe) {
+        // `__FILE__` as the frontend expanded it: the new file's name in both versions.
+        let names = v.source.canonicalize().map_or_else(
+            |_| vec![],
+            |p| frontend::file_macro_args(&p, &new.source.display().to_string()),
+        );
+        let exe = match compile(&dir.0, tag, &src, &names, fe) {
             Ok(p) => p,
             Err(Built::Failed(e)) => return Native::NotApplicable(format!("{tag} version: {e}")),
             Err(Built::Limit(limits, hit)) => {
@@ -408,7 +413,13 @@ enum Built {
 /// this too, and by `--timeout`).
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 
-fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<PathBuf, Built> {
+fn compile(
+    dir: &Path,
+    tag: &str,
+    src: &str,
+    file_names: &[String],
+    fe: &frontend::Options,
+) -> Result<PathBuf, Built> {
     let c = dir.join(format!("{tag}_harness.c"));
     let exe = dir.join(format!("{tag}_harness"));
     std::fs::write(&c, src).map_err(|e| Built::Failed(format!("cannot write the harness: {e}")))?;
@@ -430,6 +441,8 @@ fn compile(dir: &Path, tag: &str, src: &str, fe: &frontend::Options) -> Result<P
     for d in &fe.defines {
         cmd.arg(format!("-D{d}"));
     }
+    cmd.args(file_names)
+        .env("SOURCE_DATE_EPOCH", frontend::SOURCE_DATE_EPOCH);
     cmd.arg("-o").arg(&exe).arg(&c);
     let out = run_with_timeout(&mut cmd, None, COMPILE_TIMEOUT);
     if out.status.is_some_and(|s| s.success()) {

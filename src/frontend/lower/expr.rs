@@ -281,9 +281,7 @@ impl Ctx<'_> {
                 Ok(Val::R(Expr::int(offset as i128, CType::ULONG)))
             }
             Expression::VaArg(_) => Err(self.err(off, "va_arg is not supported")),
-            Expression::Statement(_) => {
-                Err(self.err(off, "statement expressions are not supported"))
-            }
+            Expression::Statement(s) => self.statement_expr(s, off),
         }
     }
 

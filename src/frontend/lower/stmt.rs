@@ -5,16 +5,18 @@
 //! effects become the loop's `pre` statements, a `for` step its `step`; `if (!c) A else B` is
 //! turned into `if (c) B else A` (see the `If` case). `case` labels must stand directly in the
 //! `switch` body (Duff's device is rejected). Nesting is bounded by
-//! [`crate::frontend::MAX_NESTING`].
+//! [`crate::frontend::MAX_NESTING`]. GNU statement expressions (`({ …; v; })`, glibc's
+//! `assert`) are lowered in place: their statements before the expression, their value in a
+//! temporary; control flow that leaves one (`return`, `goto`, an outer `break`) is rejected.
 
 use lang_c::ast::*;
 use lang_c::span::Node;
 
 use super::ops::promote;
-use super::{Ctx, Res};
+use super::{Ctx, Res, Val};
 use crate::frontend::consteval::normalize;
 use crate::frontend::types::{Scope, TypeEnv};
-use crate::ir::{CType, Expr, ExprKind, LoopKind, Stmt, StmtKind, SwitchItem, UnOp};
+use crate::ir::{CType, Expr, ExprKind, LoopKind, Place, Stmt, StmtKind, SwitchItem, UnOp};
 
 impl Ctx<'_> {
     pub(super) fn block_items(&mut self, items: &[Node<BlockItem>]) -> Res<()> {
@@ -35,6 +37,58 @@ impl Ctx<'_> {
                 f.line = l;
             }
         }
+    }
+
+    /// A GNU statement expression `({ items; last; })`: the items are lowered where the
+    /// expression stands (in its own scope); the value is the last item's when that is an
+    /// expression statement (kept in a temporary, so later effects of the enclosing
+    /// expression cannot change it), `void` otherwise.
+    pub(super) fn statement_expr(&mut self, s: &Node<Statement>, off: usize) -> Res<Val> {
+        if self.f.is_none() {
+            return Err(self.err(off, "statement expression outside a function"));
+        }
+        let Statement::Compound(items) = &s.node else {
+            return Err(self.err(off, "statement expression without a block"));
+        };
+        if let Some(why) = leaves_block(items, false, false) {
+            return Err(self.err(
+                off,
+                format!("{why} inside a statement expression is not supported"),
+            ));
+        }
+        self.tables.scopes.push(Scope::default());
+        let r = self.statement_expr_items(items);
+        self.tables.scopes.pop();
+        r
+    }
+
+    fn statement_expr_items(&mut self, items: &[Node<BlockItem>]) -> Res<Val> {
+        let Some((
+            Node {
+                node: BlockItem::Statement(last),
+                ..
+            },
+            init,
+        )) = items.split_last()
+        else {
+            self.block_items(items)?;
+            return Ok(Val::Void);
+        };
+        let Statement::Expression(Some(e)) = &last.node else {
+            self.block_items(items)?;
+            return Ok(Val::Void);
+        };
+        self.block_items(init)?;
+        self.set_line(e.span.start);
+        let v = self.expr(e)?;
+        if matches!(v, Val::Void) {
+            return Ok(Val::Void);
+        }
+        let x = self.rvalue_of(v, e.span.start)?;
+        let t = self.temp("stmt", x.ty.clone());
+        let ty = x.ty.clone();
+        self.emit(StmtKind::Assign(Place::Var(t), x));
+        Ok(Val::L(Place::Var(t), ty))
     }
 
     fn stmt(&mut self, s: &Node<Statement>) -> Res<()> {
@@ -270,5 +324,41 @@ impl Ctx<'_> {
         let ((), st) = self.buffered(|cx| cx.stmt(s))?;
         body.extend(st.into_iter().map(SwitchItem::Stmt));
         Ok(())
+    }
+}
+
+/// What in `items` would leave an enclosing statement expression (`return`, `goto`, a label, a
+/// `break` or `continue` of a loop or `switch` outside it), if anything.
+fn leaves_block(items: &[Node<BlockItem>], in_loop: bool, in_switch: bool) -> Option<&'static str> {
+    items.iter().find_map(|it| match &it.node {
+        BlockItem::Statement(s) => leaves(s, in_loop, in_switch),
+        _ => None,
+    })
+}
+
+fn leaves(s: &Node<Statement>, in_loop: bool, in_switch: bool) -> Option<&'static str> {
+    match &s.node {
+        Statement::Return(_) => Some("`return`"),
+        Statement::Goto(_) => Some("`goto`"),
+        Statement::Labeled(l) => match l.node.label.node {
+            Label::Case(_) | Label::CaseRange(_) | Label::Default if in_switch => {
+                leaves(&l.node.statement, in_loop, in_switch)
+            }
+            _ => Some("a label"),
+        },
+        Statement::Break if !(in_loop || in_switch) => Some("`break`"),
+        Statement::Continue if !in_loop => Some("`continue`"),
+        Statement::Compound(items) => leaves_block(items, in_loop, in_switch),
+        Statement::If(i) => leaves(&i.node.then_statement, in_loop, in_switch).or_else(|| {
+            i.node
+                .else_statement
+                .as_ref()
+                .and_then(|e| leaves(e, in_loop, in_switch))
+        }),
+        Statement::Switch(w) => leaves(&w.node.statement, in_loop, true),
+        Statement::While(w) => leaves(&w.node.statement, true, in_switch),
+        Statement::DoWhile(w) => leaves(&w.node.statement, true, in_switch),
+        Statement::For(f) => leaves(&f.node.statement, true, in_switch),
+        _ => None,
     }
 }
