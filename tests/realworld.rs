@@ -316,3 +316,36 @@ fn git_revisions() {
     assert_eq!(verdict(&fs, "field_width"), "different");
     assert_eq!(verdict(&fs, "next_tab_stop"), "added");
 }
+
+/// The reproducers `tests/fixtures/realworld-bugs/` (from the CVE-patch corpus): each pair now
+/// loads, and every function gets the verdict its text calls for, under the name it has.
+#[test]
+fn realworld_bug_reproducers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/realworld-bugs");
+    for (pair, function, expected) in [
+        // Same text, different file names: `__FILE__` is no difference.
+        ("file-macro", "check", "unchanged"),
+        // `void PNGAPI set_q (int n)` with `PNGAPI` unknown: the function is `set_q`.
+        ("calling-convention-macro", "set_q", "different"),
+        // `typedef T (fn_t) (int e);` no longer ends the file.
+        ("typedef-paren-declarator", "f", "different"),
+    ] {
+        let (old, new) = (dir.join(pair).join("old.c"), dir.join(pair).join("new.c"));
+        let out = dizy(&[
+            "diff",
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{pair}: not JSON ({e}); stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let fs = functions(&v);
+        assert_eq!(fs.len(), 1, "{pair}: {v:#}");
+        assert_eq!(verdict(&fs, function), expected, "{pair}: {v:#}");
+    }
+}

@@ -10,8 +10,10 @@
 //!   reported lines do not move: the standard names get their LP64 type, others `long` — a
 //!   guess whose width and signedness decide overflow behaviour, reported per function;
 //! * an unknown macro that cannot be an expression (`char *p IF_LINT (= NULL);`,
-//!   `void f (void) ATTRIBUTE_NORETURN;`, `_GL_INLINE int f`) is blanked out (replaced by spaces,
-//!   so offsets and lines stay put);
+//!   `void f (void) ATTRIBUTE_NORETURN;`, `_GL_INLINE int f`, `static WEBP_INLINE T *f (…)`,
+//!   `void PNGAPI f (int n)`) is blanked out (replaced by spaces, so offsets and lines stay
+//!   put): an unknown name before another name and a declarator, or before a name whose
+//!   parentheses hold parameter declarations or are followed by a body;
 //! * an unknown macro used as a statement without `;` (`AssertH (c, 1007)` expanding to a
 //!   braced block) gets its `;` in the whitespace that follows, and stays an unknown call;
 //! * a syntax error that no rule repairs, inside a function body of the main file, blanks that
@@ -351,6 +353,23 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             }
         }
     }
+    // `static WEBP_INLINE HTreeGroup* f (…)`, `static INLINE T name`: an unknown name right
+    // before a name that is followed by a declarator cannot be a type (two type names never
+    // stand side by side): it is an attribute-like macro. The parser stops at the macro, the
+    // type or what follows it.
+    for i in [k, k.wrapping_sub(1), k.wrapping_sub(2)] {
+        let prev = if i == 0 { "" } else { text(i - 1) };
+        if i <= k
+            && unknown_ident(i)
+            && !matches!(prev, "struct" | "union" | "enum")
+            && kind(i + 1) == Some(Tok::Ident)
+            && !is_keyword(text(i + 1))
+            && (kind(i + 2) == Some(Tok::Ident) && !is_keyword(text(i + 2)) || text(i + 2) == "*")
+        {
+            blank(body, toks[i].start, toks[i].end, rep);
+            return Some((toks[i].start, "blank".into()));
+        }
+    }
     // Look at the failing token and the few before it (`T * const p =` fails at `=`).
     for back in 0..5usize {
         let Some(i) = k.checked_sub(back) else { break };
@@ -364,8 +383,18 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         // `( NAME )` or `( NAME *` before the error: a cast to an unknown type.
         let cast = back > 0 && prev == "(" && (next == ")" || next == "*");
         if next == "(" && back <= 1 && !cast {
-            // A function-like macro where no expression can stand: expand it to nothing.
             let close = matching(toks, body, i + 1)?;
+            // `void PNGAPI set_q (int n) {`: the parser took the calling-convention macro for
+            // the declarator and stops at the real name, whose parameter list follows (a body
+            // after it, or declarations in it): the macro is what expands to nothing.
+            let before = i.checked_sub(1).filter(|&j| unknown_ident(j));
+            if let Some(j) = before
+                .filter(|_| text(close + 1) == "{" || parameter_list(body, &toks[i + 2..close]))
+            {
+                blank(body, toks[j].start, toks[j].end, rep);
+                return Some((toks[j].start, "blank".into()));
+            }
+            // A function-like macro where no expression can stand: expand it to nothing.
             blank(body, toks[i].start, toks[close].end, rep);
             return Some((toks[i].start, "blank".into()));
         }
@@ -399,6 +428,25 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         }
     }
     None
+}
+
+/// Whether `toks` (between a `(` and its `)`) read as parameter declarations: `void`, or each
+/// comma-separated part at least a type and a name (`z_streamp strm`, `const char *s`,
+/// `...`), not the numbers and single names an attribute macro takes (`FORMAT (3, 0)`).
+fn parameter_list(body: &str, toks: &[Token]) -> bool {
+    let text = |t: &Token| &body[t.start..t.end];
+    if toks.len() == 1 && text(&toks[0]) == "void" {
+        return true;
+    }
+    !toks.is_empty()
+        && toks.split(|t| text(t) == ",").all(|part| match part {
+            [] => false,
+            [t] => text(t) == "...",
+            [.., last] => {
+                last.kind == Tok::Ident
+                    && part.iter().all(|t| t.kind == Tok::Ident || text(t) == "*")
+            }
+        })
 }
 
 /// Type keywords after which a name is a declarator (or a tag).
@@ -578,7 +626,11 @@ fn unwrap_function_names(body: &mut String, rep: &mut Repairs) {
             && !is_keyword(t(i + 2))
             && t(i + 3) == ")"
             && t(i + 4) == "("
-            && !matches!(t(i - 1), "=" | "," | "(" | "return");
+            // After a type (`int BZ_API(f) (…)`), not where `i` is itself the type
+            // (`typedef T (fn_t) (…)`, `; size_t (strlen) (…)`).
+            && (t(i - 1) == "*"
+                || toks[i - 1].kind == Tok::Ident
+                    && (!is_keyword(t(i - 1)) || TYPE_WORDS.contains(&t(i - 1))));
         if shape {
             edits.push((i, t(i).to_string(), t(i + 2).to_string()));
         }
@@ -834,6 +886,41 @@ mod tests {
         let t = repaired("# 1 \"a.c\"\nint f (void) { char *p IF_LINT (= 0); int x UNUSED; p = 0; x = 1; return x + (p == 0); }\nvoid g (void) NORETURN;\nstatic INLINE int h (void) { return 1; }\n");
         let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
         assert_eq!(blanked, ["IF_LINT (= 0)", "UNUSED", "NORETURN", "INLINE"]);
+        assert!(t.repairs.typedefs.is_empty());
+    }
+
+    /// Calling-convention and inline macros before the name or before a (possibly unknown)
+    /// return type (libpng's `PNGAPI`, zlib's `ZEXPORT`, libwebp's `WEBP_INLINE`), whereas an
+    /// attribute macro with arguments after a declarator is still the one blanked.
+    #[test]
+    fn macros_before_the_name_or_the_type_are_blanked() {
+        let t = repaired(
+            "# 1 \"a.c\"\ntypedef unsigned int uint32_t;\nvoid PNGAPI\nset_q(int n) { }\nint ZEXPORT zf(z_streamp strm, int flush) { return flush; }\nstatic WEBP_INLINE uint32_t gm(int x) { return x; }\nstatic WEBP_INLINE HTreeGroup* gh(VP8LMetadata* const hdr) { return 0; }\nvoid PNGAPI decl(int n);\nint x ATTR(3);\n",
+        );
+        let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(
+            blanked,
+            [
+                "PNGAPI",
+                "ZEXPORT",
+                "WEBP_INLINE",
+                "WEBP_INLINE",
+                "PNGAPI",
+                "ATTR(3)"
+            ]
+        );
+        let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
+        assert_eq!(names, ["HTreeGroup", "VP8LMetadata", "z_streamp"]);
+    }
+
+    /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
+    /// wrapping a function name: nothing is repaired or assumed.
+    #[test]
+    fn parenthesized_declarator_after_a_typedef_name() {
+        let t = repaired(
+            "# 1 \"a.c\"\ntypedef long T;\ntypedef T (fn_t) (int e);\nint f(int x) { return x; }\n",
+        );
+        assert!(t.repairs.unwrapped.is_empty() && t.repairs.blanked.is_empty());
         assert!(t.repairs.typedefs.is_empty());
     }
 
