@@ -440,7 +440,7 @@ fn cmd_run(
 }
 
 /// `dizy diff --git REV1 REV2 [PATH…]`: one report with a section per changed `.c` file; the
-/// exit status is the worst over the files.
+/// exit status combines the files' as [`dizy::diff::worse_exit`] does.
 fn diff_git(
     rev1: &std::path::Path,
     rev2: &std::path::Path,
@@ -465,7 +465,7 @@ fn diff_git(
             Some(Err(e)) => Err(e),
             _ => dizy::diff::diff_files(&f.old, &f.new, &o),
         };
-        worst = worst.max(result.as_ref().map_or(2, |r| r.exit_code()));
+        worst = dizy::diff::worse_exit(worst, result.as_ref().map_or(2, |r| r.exit_code()));
         reports.push((f.path.as_str(), result.map_err(|e| e.to_string())));
     }
     match format {

@@ -315,6 +315,45 @@ fn git_revisions() {
     let fs = functions(&files[0]["report"]);
     assert_eq!(verdict(&fs, "field_width"), "different");
     assert_eq!(verdict(&fs, "next_tab_stop"), "added");
+
+    // A file whose function cannot be analysed (2) beside one that differs (1): the difference
+    // shows in the exit status, as it does for functions of one file.
+    std::fs::write(
+        repo.join("src/broken.c"),
+        "int broken (int x) { return x; }
+",
+    )
+    .unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "three"]);
+    std::fs::write(
+        repo.join("src/broken.c"),
+        "int broken (int x) { return x +; }
+",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("src/same.c"),
+        "int same (int x) { return x + 1; }
+",
+    )
+    .unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "four"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_dizy"))
+        .args(["diff", "--git", "HEAD~1", "HEAD", "--format", "json"])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{v:#}");
+    let broken = files.iter().find(|f| f["path"] == "src/broken.c").unwrap();
+    assert_eq!(
+        verdict(&functions(&broken["report"]), "broken"),
+        "unsupported"
+    );
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
 }
 
 /// The reproducers `tests/fixtures/realworld-bugs/` (from the CVE-patch corpus): each pair now

@@ -165,11 +165,20 @@ impl Report {
         } else {
             0
         };
-        // 1 (may differ) outranks 2 (trouble), as for functions.
-        let worst = |a: u8, b: u8| if a == 1 || b == 1 { 1 } else { a.max(b) };
         self.configurations
             .iter()
-            .fold(own, |acc, c| worst(acc, c.report.exit_code()))
+            .fold(own, |acc, c| worse_exit(acc, c.report.exit_code()))
+    }
+}
+
+/// The exit status of two results together (configurations, files of `--git`): 1 (may differ)
+/// outranks 2 (trouble), as for functions, so a found difference is never hidden by trouble
+/// elsewhere; 0 only when both are 0.
+pub fn worse_exit(a: u8, b: u8) -> u8 {
+    if a == 1 || b == 1 {
+        1
+    } else {
+        a.max(b)
     }
 }
 
