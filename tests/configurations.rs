@@ -259,7 +259,8 @@ fn an_error_directive_in_a_header_does_not_end_the_file() {
         note.contains("platform.h:4:") && note.contains("-DHAVE_PRAGMA_INIT"),
         "{note}"
     );
-    // A real preprocessing error beside the `#error` is still reported as such.
+    // A real preprocessing error beside the `#error` is still reported as such, at its place
+    // in the header.
     std::fs::write(
         dir.path().join("platform.h"),
         "#error \"unconfigured\"\n#if 1 +\n#endif\n",
@@ -274,7 +275,7 @@ fn an_error_directive_in_a_header_does_not_end_the_file() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("preprocessing failed") && !err.contains("#error"),
+        err.contains("platform.h:2: preprocessing failed") && !err.contains("#error"),
         "{err}"
     );
 }

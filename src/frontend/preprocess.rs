@@ -194,10 +194,12 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
             .unwrap_or("preprocessor failed")
             .trim()
             .to_string();
-        let msg = format!("preprocessing failed: {first}");
-        return Err(match first_line_number(&first) {
-            Some(line) => bad_input_at(display, line, msg),
-            None => bad_input_in(display, msg),
+        // Located where the diagnostic is (a header, or the file itself).
+        return Err(match diagnostic_place(&first) {
+            Some((file, line, what)) => {
+                bad_input_at(file, line, format!("preprocessing failed: {what}"))
+            }
+            None => bad_input_in(display, format!("preprocessing failed: {first}")),
         });
     }
 }
@@ -393,9 +395,13 @@ fn output_bounded(
     })
 }
 
-/// `file.c:12:3: error: …` → 12.
-fn first_line_number(diag: &str) -> Option<u32> {
-    let mut parts = diag.split(':');
-    parts.next()?;
-    parts.next()?.trim().parse().ok()
+/// `file.c:12:3: error: …` → (`file.c`, 12, `error: …`).
+fn diagnostic_place(diag: &str) -> Option<(&str, u32, &str)> {
+    let at = diag
+        .find(": error: ")
+        .or_else(|| diag.find(": fatal error: "))?;
+    let mut parts = diag[..at].rsplitn(3, ':');
+    let (col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+    col.trim().parse::<u32>().ok()?;
+    Some((file, line.trim().parse().ok()?, &diag[at + 2..]))
 }
