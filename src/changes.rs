@@ -535,8 +535,13 @@ fn closure(
                 .into_iter()
                 .find(|c| changed.contains(c));
             if let Some(c) = hit {
+                let header = if p.program.in_headers.contains(&c) {
+                    " (defined in a header)"
+                } else {
+                    ""
+                };
                 let how = if direct.is_some_and(|d| d.contains(&c)) {
-                    format!("calls `{c}`, which changed")
+                    format!("calls `{c}`{header}, which changed")
                 } else {
                     format!("may call `{c}` (changed) through a function pointer")
                 };

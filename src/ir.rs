@@ -645,6 +645,11 @@ pub struct Program {
     pub rejected_refs: std::collections::BTreeMap<String, TokenRefs>,
     /// Functions defined in the file that the frontend could not lower, with the reason.
     pub rejected: Vec<(String, crate::diag::Error)>,
+    /// Functions (in `functions` or `rejected`) defined in an included header rather than in
+    /// the file itself (`static inline` helpers): part of the program, so that a change to one
+    /// changes its callers and calls to it can be inlined and executed, but not functions of
+    /// the file a report lists.
+    pub in_headers: std::collections::BTreeSet<String>,
     /// Lines of the file that use `long double`, which the interpreter executes as `double`
     /// (so a witness there needs native confirmation).
     pub long_double_lines: Vec<u32>,

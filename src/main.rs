@@ -353,14 +353,21 @@ fn cmd_gcl(file: &std::path::Path, functions: &[String], cpp: &CppArgs) -> ExitC
     }
     let mut out = String::new();
     let mut status = ExitCode::SUCCESS;
-    for f in &prog.functions {
-        if functions.is_empty() || functions.contains(&f.name) {
-            dizy::gcl::print_function(&mut out, f, &prog.program);
-            out.push('\n');
-        }
+    // Without names: the file's own functions (not the `static inline` ones of its headers).
+    let listed: Vec<_> = if functions.is_empty() {
+        prog.file_functions().collect()
+    } else {
+        prog.functions
+            .iter()
+            .filter(|f| functions.contains(&f.name))
+            .collect()
+    };
+    for f in listed {
+        dizy::gcl::print_function(&mut out, f, &prog.program);
+        out.push('\n');
     }
     if functions.is_empty() {
-        for (_, e) in &prog.program.rejected {
+        for (_, e) in prog.file_rejected() {
             eprintln!("dizy: {e}");
             status = ExitCode::from(2);
         }

@@ -103,11 +103,11 @@ fn normalize(text: &str) -> String {
 fn render_gcl(file: &Path) -> String {
     let prog = load(file);
     let mut out = String::new();
-    for f in &prog.functions {
+    for f in prog.file_functions() {
         dizy::gcl::print_function(&mut out, f, &prog.program);
         out.push('\n');
     }
-    for (name, e) in &prog.program.rejected {
+    for (name, e) in prog.file_rejected() {
         out.push_str(&format!("rejected {name}: {e}\n"));
     }
     normalize(&out)

@@ -40,6 +40,30 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
+    // 0. Functions defined in headers beside the file (each version has its own): a changed
+    // `static inline` helper changes its callers, lowered or rejected (`va_arg`), also when
+    // reached only through another header function.
+    Case {
+        name: "header_inline_function",
+        old: "#include \"h.h\"\nint f(int a) { return hf(a) * 2; }\nint g(int a) { return a; }\n//--- h.h\nstatic inline int hf(int x) { return x + 1; }\n",
+        new: "#include \"h.h\"\nint f(int a) { return hf(a) * 2; }\nint g(int a) { return a; }\n//--- h.h\nstatic inline int hf(int x) { return x + 2; }\n",
+        functions: &[("f", Want::Witness), ("g", Want::Same)],
+        only: false,
+    },
+    Case {
+        name: "header_function_through_header_function",
+        old: "#include \"h.h\"\nint f(int a) { return outer(a); }\n//--- h.h\nstatic int inner(int x) { return x > 3; }\nstatic inline int outer(int x) { return inner(x) + 1; }\n",
+        new: "#include \"h.h\"\nint f(int a) { return outer(a); }\n//--- h.h\nstatic int inner(int x) { return x > 4; }\nstatic inline int outer(int x) { return inner(x) + 1; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "header_rejected_function",
+        old: "#include \"h.h\"\nint f(int a) { return hv(1, a); }\n//--- h.h\n#include <stdarg.h>\nstatic int hv(int n, ...) { va_list ap; va_start(ap, n); int r = va_arg(ap, int); va_end(ap); return r + 1; }\n",
+        new: "#include \"h.h\"\nint f(int a) { return hv(1, a); }\n//--- h.h\n#include <stdarg.h>\nstatic int hv(int n, ...) { va_list ap; va_start(ap, n); int r = va_arg(ap, int); va_end(ap); return r + 2; }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
     // 1. Changed initializers behind unchanged text (whole-file mode).
     Case {
         name: "global_scalar_init",
@@ -342,10 +366,26 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// Write one version into `dir/<version>/`: the text up to the first `//--- NAME` line is
+/// `main.c`; each such line starts a header `NAME` beside it.
+fn write_version(dir: &std::path::Path, version: &str, text: &str) -> std::path::PathBuf {
+    let d = dir.join(version);
+    std::fs::create_dir_all(&d).unwrap();
+    let mut parts = text.split("//--- ");
+    let main = d.join("main.c");
+    std::fs::write(&main, parts.next().unwrap()).unwrap();
+    for h in parts {
+        let (name, body) = h.split_once('\n').unwrap();
+        std::fs::write(d.join(name.trim()), body).unwrap();
+    }
+    main
+}
+
 fn dizy(dir: &std::path::Path, case: &Case) -> Json {
-    let (o, n) = (dir.join("old.c"), dir.join("new.c"));
-    std::fs::write(&o, case.old).unwrap();
-    std::fs::write(&n, case.new).unwrap();
+    let (o, n) = (
+        write_version(dir, "old", case.old),
+        write_version(dir, "new", case.new),
+    );
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
     cmd.args([
         "diff",

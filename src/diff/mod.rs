@@ -229,10 +229,11 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     let (defined_o, defined_n) = (defined(po), defined(pn));
     let mut names: BTreeSet<String> = BTreeSet::new();
     if opts.functions.is_empty() {
-        names.extend(defined_o.iter().cloned());
-        names.extend(defined_n.iter().cloned());
-        names.extend(po.program.rejected.iter().map(|(n, _)| n.clone()));
-        names.extend(pn.program.rejected.iter().map(|(n, _)| n.clone()));
+        // Functions of headers are not the file's: a change to one shows in its callers.
+        for p in [po, pn] {
+            names.extend(p.file_functions().map(|f| f.name.clone()));
+            names.extend(p.file_rejected().map(|(n, _)| n.clone()));
+        }
     } else {
         names.extend(opts.functions.iter().cloned());
     }

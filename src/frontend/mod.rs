@@ -3,7 +3,8 @@
 //! Takes a path and preprocessor options; runs the system preprocessor (`cc -E`, or `--cpp`),
 //! parses the result with `lang-c` (GNU C11), maps every construct back to its line in the
 //! original file through the preprocessor's line markers, and lowers each function defined in
-//! the main file to [`crate::ir`] with side effects made explicit. First stage of the pipeline;
+//! the main file or in a header it includes (those are listed in [`Program::in_headers`]) to
+//! [`crate::ir`] with side effects made explicit. First stage of the pipeline;
 //! the `gcl` stage consumes its output.
 //!
 //! Unconfigured files: when the preprocessor stops at a missing header, the header is replaced
@@ -471,7 +472,7 @@ fn annotate(
             }
         }
     }
-    (prog.fingerprints, prog.rejected_refs) = fingerprints(prog, t, map);
+    (prog.fingerprints, prog.rejected_refs) = fingerprints(prog, t);
     prog.notes = other;
     for (name, off, msg) in &r.bodies {
         prog.functions.retain(|f| f.name != *name);
@@ -526,12 +527,12 @@ pub fn fingerprint(prog: &Program, name: &str) -> Option<u64> {
     prog.fingerprints.get(name).copied()
 }
 
-/// The fingerprint and the token references of every rejected function.
+/// The fingerprint and the token references of every rejected function (of the file or of a
+/// header).
 #[allow(clippy::type_complexity)]
 fn fingerprints(
     prog: &Program,
     t: &tolerant::Tolerated,
-    map: &LineMap,
 ) -> (
     std::collections::BTreeMap<String, u64>,
     std::collections::BTreeMap<String, crate::ir::TokenRefs>,
@@ -546,22 +547,20 @@ fn fingerprints(
     let mut defs = vec![];
     for ext in &t.parse.unit.0 {
         if let lang_c::ast::ExternalDeclaration::FunctionDefinition(fd) = &ext.node {
-            defs.push((fd.span.start, fd.span.end, map.is_main(fd.span.start), fd));
+            defs.push((fd.span.start, fd.span.end, fd));
         }
     }
     // Tokens outside function definitions, without line markers.
     let mut outside = std::collections::hash_map::DefaultHasher::new();
     let mut from = t.prelude_len;
-    for (s, e, _, _) in &defs {
+    for (s, e, _) in &defs {
         tolerant::hash_tokens(&text[from.min(*s)..*s], &mut outside);
         from = *e;
     }
     tolerant::hash_tokens(&text[from.min(text.len())..], &mut outside);
     let outside = outside.finish();
-    for (s, e, main, fd) in &defs {
-        if !main {
-            continue;
-        }
+    // Rejected functions of headers too: a change to one changes its callers.
+    for (s, e, fd) in &defs {
         let Some(name) = declarator_name(&fd.node.declarator.node) else {
             continue;
         };

@@ -155,6 +155,22 @@ impl GclProgram {
     pub fn function(&self, name: &str) -> Option<&GclFunction> {
         self.functions.iter().find(|f| f.name == name)
     }
+
+    /// The functions defined in the file itself, without those of its headers
+    /// ([`Program::in_headers`]): what a listing of the file shows.
+    pub fn file_functions(&self) -> impl Iterator<Item = &GclFunction> {
+        self.functions
+            .iter()
+            .filter(|f| !self.program.in_headers.contains(&f.name))
+    }
+
+    /// The file's own functions the frontend rejected, with the reason.
+    pub fn file_rejected(&self) -> impl Iterator<Item = &(String, crate::diag::Error)> {
+        self.program
+            .rejected
+            .iter()
+            .filter(|(n, _)| !self.program.in_headers.contains(n))
+    }
 }
 
 /// Flatten every function of `program`. Errors name the file and line of the offending construct.

@@ -162,7 +162,7 @@ impl Ctx<'_> {
         &mut self,
         fd: &Node<FunctionDefinition>,
         in_main: bool,
-    ) -> Res<Option<Function>> {
+    ) -> Res<Function> {
         let st = storage(&fd.node.specifiers);
         let base = self.base_type(SpecList::Decl(&fd.node.specifiers), fd.span.start)?;
         let (name, ty) = self.declarator(base, &fd.node.declarator)?;
@@ -223,7 +223,7 @@ impl Ctx<'_> {
         };
         self.declare_func(&name, ft.clone());
         if !in_main {
-            return Ok(None);
+            self.in_headers.insert(name.clone());
         }
         let line = self.line(fd.span.start);
         self.f = Some(FnState {
@@ -259,7 +259,7 @@ impl Ctx<'_> {
         self.tables.scopes.pop();
         let f = self.f.take().expect("function state");
         let end_line = Line(self.map.line(fd.span.end.saturating_sub(1)));
-        Ok(Some(Function {
+        Ok(Function {
             name,
             ret: ft.ret,
             params: pids,
@@ -269,7 +269,7 @@ impl Ctx<'_> {
             line,
             end_line,
             is_static: st.is_static,
-        }))
+        })
     }
 
     // ---------------------------------------------------------------- local declarations

@@ -66,6 +66,8 @@ struct Ctx<'a> {
     func_order: Vec<String>,
     notes: Vec<Note>,
     undeclared_calls: Vec<String>,
+    /// Functions defined in headers (see [`Program::in_headers`]).
+    in_headers: std::collections::BTreeSet<String>,
     f: Option<FnState>,
 }
 
@@ -98,6 +100,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         func_order: vec![],
         notes: vec![],
         undeclared_calls: vec![],
+        in_headers: Default::default(),
         f: None,
     };
     let mut functions = vec![];
@@ -133,12 +136,14 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
             ExternalDeclaration::FunctionDefinition(fd) => {
                 let in_main = map.is_main(fd.span.start);
                 match cx.function(fd, in_main) {
-                    Ok(Some(f)) => functions.push(f),
-                    Ok(None) => {}
+                    Ok(f) => functions.push(f),
                     Err(e) => {
                         cx.f = None;
                         cx.tables.scopes.truncate(1);
                         let name = cx.fn_name(fd).unwrap_or_default();
+                        if !in_main {
+                            cx.in_headers.insert(name.clone());
+                        }
                         rejected.push((name, e));
                     }
                 }
@@ -167,6 +172,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         fingerprints: Default::default(),
         rejected_refs: Default::default(),
         rejected,
+        in_headers: cx.in_headers,
         long_double_lines: cx.tables.long_double_lines,
     })
 }
