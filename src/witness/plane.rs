@@ -240,11 +240,22 @@ fn number(v: &Value) -> f64 {
 /// reach the values of `wanted` within [`FAR`] of it, plus each such value and its neighbours
 /// (where the behaviour of code usually changes) and `c` itself; within the type's range.
 fn axis(name: &str, ty: &CType, ty_text: String, c: f64, wanted: &[f64], n: usize) -> Option<Axis> {
+    // The values an integer type can hold (constants beyond them are never its value).
+    let range = ty.int_info().map(|(bits, signed)| {
+        if bits == 1 {
+            (0i128, 1i128)
+        } else if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        }
+    });
     let near: Vec<f64> = {
         let mut v: Vec<f64> = wanted
             .iter()
             .copied()
             .filter(|k| (k - c).abs() <= FAR)
+            .filter(|k| range.is_none_or(|(lo, hi)| (lo as f64..=hi as f64).contains(k)))
             .collect();
         v.sort_by(|a, b| (a - c).abs().total_cmp(&(b - c).abs()));
         v.dedup();
@@ -254,17 +265,11 @@ fn axis(name: &str, ty: &CType, ty_text: String, c: f64, wanted: &[f64], n: usiz
     let reach = near.iter().map(|k| (k - c).abs()).fold(0.0, f64::max) * 1.1;
     let half = (n.max(2) - 1) as f64 / 2.0;
     let mut values: Vec<f64> = vec![c];
-    if let Some((bits, signed)) = ty.int_info() {
-        let (min, max) = if bits == 1 {
-            (0i128, 1i128)
-        } else if signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
+    if let Some((min, max)) = range {
         let step = (reach / half).ceil().max(1.0) as i128;
         let span = step * (n.max(2) as i128 - 1);
-        // Centred on c, shifted (not cut) to stay within the type.
+        // Centred on c, shifted (not cut) to stay within the type; a type with fewer values
+        // than the grid is sampled whole.
         let mut lo = c as i128 - span / 2;
         lo = lo.max(min).min((max - span).max(min));
         values.extend((0..n as i128).map(|i| (lo + i * step).min(max) as f64));
@@ -427,6 +432,22 @@ mod tests {
             };
             assert_eq!(p.at(i, j).outcome, want, "c = {c}");
         }
+    }
+
+    /// A narrow type is sampled within its range, with as many points as the grid has, even
+    /// when the code has constants its values never reach.
+    #[test]
+    fn narrow_types_keep_their_points() {
+        let p = plane(
+            "int f(signed char c) { return c == 9 || c > 100000; }",
+            "int f(signed char c) { return c == 10 || c > 100000; }",
+            None,
+        )
+        .unwrap();
+        let xs = &p.axes[0].values;
+        assert!(xs.len() >= Options::default().points_1d, "{xs:?}");
+        assert!(xs.iter().all(|x| (-128.0..=127.0).contains(x)));
+        assert_eq!(p.counts().1, 2, "c = 9 and c = 10 differ");
     }
 
     /// A version that does not return within the step budget makes its points "not

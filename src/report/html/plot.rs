@@ -91,6 +91,24 @@ pub(super) fn figure(p: &InputPlane, behaviour: fn(&Behaviour) -> String) -> Str
         _ => plane(p, behaviour),
     });
     let (agree, differ, other) = p.counts();
+    let n = |o: Outcome| p.points.iter().filter(|pt| pt.outcome == o).count();
+    let why: Vec<String> = [
+        (n(Outcome::Failed), "undefined behaviour".to_string()),
+        (
+            n(Outcome::NoReturn),
+            format!("no return within {} interpreter steps", p.step_budget),
+        ),
+        (n(Outcome::NotRun), "out of the sample's time".to_string()),
+    ]
+    .into_iter()
+    .filter(|(k, _)| *k > 0)
+    .map(|(k, what)| format!("{k} {what}"))
+    .collect();
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", why.join(", "))
+    };
     let names: Vec<String> = p
         .axes
         .iter()
@@ -105,13 +123,12 @@ pub(super) fn figure(p: &InputPlane, behaviour: fn(&Behaviour) -> String) -> Str
         out,
         "<figcaption><span class=\"sw pa\"></span> agree ({agree}) \
          <span class=\"sw pd\"></span> differ ({differ}) \
-         <span class=\"sw pn\"></span> not evaluated ({other}: undefined behaviour, no return \
-         within {} interpreter steps, or out of time){}<br>\
-         A <strong>sample</strong> of {} inputs of {}, each run on both versions by dizy's interpreter \
-         — not a proof: the verdict is what the analysis proved or found. The grid is centred on \
-         {centre} and reaches the constants of the code; the axes are drawn by sample, not to \
-         scale, where constants and their neighbours were added.</figcaption>\n</figure>\n",
-        p.step_budget,
+         <span class=\"sw pn\"></span> not evaluated ({other}{why}){}<br>\
+         A <strong>sample</strong> of {} inputs of {}, each run on both versions by dizy's \
+         interpreter (globals keep their initial values) — not a proof: the verdict is what the \
+         analysis proved or found. The grid is centred on {centre} and reaches the constants of \
+         the code; the axes are drawn by sample, not to scale, where constants and their \
+         neighbours were added.</figcaption>\n</figure>\n",
         if p.witness.is_some() {
             " <span class=\"wmark\">◆</span> witness"
         } else {

@@ -376,6 +376,9 @@ fn the_plot_is_there_exactly_for_a_sample_with_a_cell_per_point() {
     assert!(sections[0].contains("agree (4)") && sections[0].contains("differ (1)"));
     assert!(sections[0].contains("<strong>sample</strong> of 6 inputs"));
     assert!(sections[1].contains("<strong>sample</strong> of 18 inputs"));
+    // Why points were not evaluated, by reason.
+    assert!(sections[0].contains("not evaluated (1: 1 undefined behaviour)"));
+    assert!(sections[1].contains("not evaluated (6: 6 no return within 1000 interpreter steps)"));
 }
 
 #[test]
