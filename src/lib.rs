@@ -5,7 +5,7 @@
 //! `changes` (what changed, call graphs) → `inline` (changed callees into their callers) →
 //! `correlate` (the correlating program P ⋈ P') → `analysis` (correlating abstract domain) →
 //! `termination` and `delta` (Δ at diff points) → `witness` (distinguishing inputs, executed by
-//! `interp`) → `report` (text, JSON); `diff` drives them for a pair of files under the
+//! `interp`) → `report` (text, JSON, SARIF, HTML); `diff` drives them for a pair of files under the
 //! [`limits`] it is given. The `dizy` binary is a thin CLI over this library.
 
 pub mod analysis;

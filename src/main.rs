@@ -85,6 +85,8 @@ enum Cmd {
         /// versions with the C compiler and UBSan (`native`: executes the analysed code)
         #[arg(long, default_value = "interp", value_parser = ["interp", "native"])]
         validate: String,
+        /// Output format; `html` writes one self-contained page to stdout (`> report.html`,
+        /// then open it in a browser)
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Also analyse, for each changed region the preprocessor removed (inactive `#if`
@@ -142,12 +144,20 @@ enum Cmd {
     },
 }
 
-/// `dizy diff`'s output: the text report, `dizy-report/1` JSON, or SARIF 2.1.0 for code scanning.
+/// `dizy diff`'s output: the text report, `dizy-report/1` JSON, SARIF 2.1.0 for code scanning,
+/// or a self-contained HTML page.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Format {
+    /// The report people read: a table, then per function its witness and Δ
     Text,
+    /// The same content for tools (`dizy-report/1`)
     Json,
+    /// SARIF 2.1.0 for code scanning: a result per function that may have changed behaviour
     Sarif,
+    /// One self-contained HTML page (open it in a browser): the table, both versions side by
+    /// side, Δ, the witness, the correlating program, and a plot of a sample of the inputs of
+    /// functions of one or two numeric parameters, run on both versions
+    Html,
 }
 
 /// `dizy correlate`'s output (a correlating program is no code-scanning log: no SARIF).
@@ -213,6 +223,8 @@ fn run(cli: Cli) -> ExitCode {
             opts.frontend = cpp.options();
             opts.no_inline = no_inline;
             opts.config_all = config_all;
+            // The HTML page shows source lines, correlating programs and input samples.
+            opts.details = format == Format::Html;
             opts.inline.max_depth = inline_depth;
             if validate == "native" {
                 opts.validate = dizy::diff::Validate::Native;
@@ -289,6 +301,13 @@ fn cmd_diff(
     match format {
         Format::Text => emit(&dizy::report::to_text(&report)),
         Format::Json => emit_json(&dizy::report::to_json(&report)),
+        Format::Html => emit(&dizy::report::html::to_html(
+            &format!("{} → {}", old.display(), new.display()),
+            &[dizy::report::html::Section {
+                path: None,
+                report: Ok(&report),
+            }],
+        )),
         Format::Sarif => {
             let (old, new) = (old.display().to_string(), new.display().to_string());
             let source = dizy::report::sarif::Source {
@@ -499,6 +518,19 @@ fn diff_git(
                 Err(e) => serde_json::json!({ "path": path, "error": e }),
             }).collect::<Vec<_>>(),
         })),
+        Format::Html => {
+            let sections: Vec<_> = reports
+                .iter()
+                .map(|(path, r)| dizy::report::html::Section {
+                    path: Some(path),
+                    report: r.as_ref().map_err(Clone::clone),
+                })
+                .collect();
+            emit(&dizy::report::html::to_html(
+                &format!("--git {r1} {r2}: {} changed C file(s)", co.files.len()),
+                &sections,
+            ))
+        }
         Format::Sarif => {
             let sources: Vec<_> = reports
                 .iter()

@@ -1,5 +1,5 @@
 //! Reports: the text people read and the JSON tools read (`dizy-report/1`, DESIGN §9); SARIF
-//! for code scanning in [`sarif`].
+//! for code scanning in [`sarif`]; a self-contained HTML page in [`html`].
 //!
 //! Takes a [`Report`] from the `diff` driver; gives a listing in the spirit of the DIZY paper's
 //! results (per diff point, "Equivalent state: …" and "State with diff (vars): …" with source
@@ -7,6 +7,7 @@
 
 use serde_json::{json, Value as Json};
 
+pub mod html;
 pub mod sarif;
 
 use crate::delta::PointDelta;
@@ -315,21 +316,37 @@ fn function_details(f: &FunctionReport) -> String {
 
 /// The witness: inputs, each version's behaviour, how it was found.
 fn witness_text(w: &Witness) -> String {
-    let mut out = format!(
-        "  witness ({}, validated by the {}): {}\n    old: {}\n    new: {}\n",
+    let mut out = format!("  {}\n", witness_heading(w));
+    for l in witness_lines(w) {
+        out.push_str(&format!("    {l}\n"));
+    }
+    out
+}
+
+/// `witness (seed, validated by the interpreter): x = 0`.
+fn witness_heading(w: &Witness) -> String {
+    format!(
+        "witness ({}, validated by the {}): {}",
         w.strategy,
         w.validated_by,
-        inputs_text(&w.inputs),
-        behaviour_text(&w.old),
-        behaviour_text(&w.new)
-    );
+        inputs_text(&w.inputs)
+    )
+}
+
+/// The lines under the witness's heading: each version's behaviour, the solved path, further
+/// inputs.
+fn witness_lines(w: &Witness) -> Vec<String> {
+    let mut out = vec![
+        format!("old: {}", behaviour_text(&w.old)),
+        format!("new: {}", behaviour_text(&w.new)),
+    ];
     if let (Some(nu), Some(len)) = (w.loop_bound, w.path_len) {
-        out.push_str(&format!(
-            "    path: {len} edges of the correlating program, loop bound ν = {nu}\n"
+        out.push(format!(
+            "path: {len} edges of the correlating program, loop bound ν = {nu}"
         ));
     }
     for more in &w.also {
-        out.push_str(&format!("    also differs on: {}\n", inputs_text(more)));
+        out.push(format!("also differs on: {}", inputs_text(more)));
     }
     out
 }
@@ -337,37 +354,62 @@ fn witness_text(w: &Witness) -> String {
 /// One diff point: its lines and what it compares, then its equivalent states and states with
 /// diff.
 fn point_text(p: &PointDelta) -> String {
+    let mut out = format!("  {}\n", point_heading(p));
+    for (_, l) in point_states(p) {
+        out.push_str(&format!("    {l}\n"));
+    }
+    out
+}
+
+/// `diff point return@9/11 (old line 9, new line 11; compares retval)`.
+fn point_heading(p: &PointDelta) -> String {
     let cmp = if p.compared.is_empty() {
         String::new()
     } else {
         format!("; compares {}", p.compared.join(", "))
     };
-    let mut out = format!(
-        "  diff point {} ({}{cmp})\n",
+    format!(
+        "diff point {} ({}{cmp})",
         p.label,
         lines_at(p.old_line, p.new_line)
-    );
+    )
+}
+
+/// What a line under a diff point's heading says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StateKind {
+    Equivalent,
+    Differs,
+    /// `not reached`, or how many states are not shown.
+    Remark,
+}
+
+/// The lines under a diff point's heading: its equivalent states and states with diff.
+fn point_states(p: &PointDelta) -> Vec<(StateKind, String)> {
     if !p.reachable {
-        out.push_str("    not reached\n");
-        return out;
+        return vec![(StateKind::Remark, "not reached".into())];
     }
+    let mut out = vec![];
     for e in &p.equivalent {
-        out.push_str(&format!(
-            "    Equivalent state: {}\n",
-            constraints_text(&e.constraints)
+        out.push((
+            StateKind::Equivalent,
+            format!("Equivalent state: {}", constraints_text(&e.constraints)),
         ));
     }
     for s in &p.different {
-        out.push_str(&format!(
-            "    State with diff ({}): {}\n",
-            s.vars.join(", "),
-            constraints_text(&s.constraints)
+        out.push((
+            StateKind::Differs,
+            format!(
+                "State with diff ({}): {}",
+                s.vars.join(", "),
+                constraints_text(&s.constraints)
+            ),
         ));
     }
     if p.omitted > 0 {
-        out.push_str(&format!(
-            "    … {} more states not shown (see --format json)\n",
-            p.omitted
+        out.push((
+            StateKind::Remark,
+            format!("… {} more states not shown (see --format json)", p.omitted),
         ));
     }
     out
@@ -406,6 +448,31 @@ fn differing_lines(f: &FunctionReport) -> Vec<String> {
     out
 }
 
+/// The variables that differ in some state with diff of `f`, in order of appearance.
+fn differing_vars(f: &FunctionReport) -> Vec<&str> {
+    let mut vars: Vec<&str> = vec![];
+    for v in f
+        .delta
+        .iter()
+        .flat_map(|d| &d.points)
+        .flat_map(|p| &p.different)
+        .flat_map(|s| &s.vars)
+    {
+        if !vars.contains(&v.as_str()) {
+            vars.push(v);
+        }
+    }
+    vars
+}
+
+/// At most three names, then how many more (the details follow in the function's section).
+fn few(names: &[&str]) -> String {
+    match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{}, … ({} more)", names[..3].join(", "), n - 3),
+    }
+}
+
 /// The summary table on top of the text report: one row per function that is not unchanged
 /// (verdict, first line in each version, time, what differs), unchanged ones on one line.
 pub fn table(r: &Report) -> String {
@@ -423,21 +490,9 @@ pub fn table(r: &Report) -> String {
         ));
         let line = |l: Option<u32>| l.map_or("-".to_string(), |l| l.to_string());
         for f in shown {
-            let mut vars: Vec<String> = vec![];
-            if let Some(d) = &f.delta {
-                for s in d.points.iter().flat_map(|p| &p.different) {
-                    for v in &s.vars {
-                        if !vars.contains(v) {
-                            vars.push(v.clone());
-                        }
-                    }
-                }
-            }
-            // Details follow below; the table names at most three.
-            let what = match vars.len() {
-                0 => String::new(),
-                1..=3 => format!("  differs in: {}", vars.join(", ")),
-                n => format!("  differs in: {}, … ({} more)", vars[..3].join(", "), n - 3),
+            let what = match differing_vars(f).as_slice() {
+                [] => String::new(),
+                vars => format!("  differs in: {}", few(vars)),
             };
             out.push_str(&format!(
                 "  {:<w$}  {:<20}  {:>6}  {:>6}  {:>5} ms{what}\n",

@@ -21,8 +21,10 @@ use crate::limits;
 
 mod assumptions;
 mod configs;
+mod details;
 pub use assumptions::{assumptions, canon_name, point_name};
 pub use configs::{describe as describe_config_change, lines_text, Configuration};
+pub use details::{side_by_side, SideBySide, SourceRow};
 
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
@@ -43,6 +45,12 @@ pub struct DiffOptions {
     /// Also analyse, for each changed region the preprocessor removed, a configuration that
     /// compiles it (`--config-all`).
     pub config_all: bool,
+    /// Attach what the HTML report shows beyond the verdicts (`--format html`): each
+    /// function's source lines side by side, its correlating program, and a sample of its
+    /// input plane executed on both versions (functions of one or two arithmetic parameters).
+    pub details: bool,
+    /// The size and budget of that sample.
+    pub plane: crate::witness::plane::Options,
 }
 
 /// Witness validation: by the interpreter only, or also by compiling and running both versions
@@ -115,6 +123,15 @@ pub struct FunctionReport {
     /// frontend rejected, the line of the rejected construct. `None` when neither is known
     /// (only callees changed, added/removed or unchanged functions): use `new_line`.
     pub changed_line: Option<u32>,
+    /// With [`DiffOptions::details`]: both versions' lines side by side (functions that are
+    /// not `unchanged`).
+    pub source: Option<SideBySide>,
+    /// With [`DiffOptions::details`]: the correlating program as `dizy correlate` prints it
+    /// (functions that were correlated, also when their analysis then stopped).
+    pub correlating: Option<String>,
+    /// With [`DiffOptions::details`]: where the versions agree and differ on a grid of inputs
+    /// (analysed or timed-out functions of one or two arithmetic parameters).
+    pub input_plane: Option<crate::witness::plane::InputPlane>,
 }
 
 #[derive(Clone, Debug)]
@@ -193,6 +210,12 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
     let po = crate::load_gcl(old, &fe)?;
     let pn = crate::load_gcl(new, &fe)?;
     let mut report = diff_programs(&po, &pn, opts);
+    if opts.details {
+        let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned());
+        if let (Ok(to), Ok(tn)) = (read(old), read(new)) {
+            details::attach_sources(&mut report, (&to, &tn), &po, &pn);
+        }
+    }
     configs::add_config_changes(old, new, &po, &pn, &fe, opts, &mut report);
     Ok(report)
 }
@@ -277,6 +300,10 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
                 format!("analysis with inlined callees failed ({why}); changed callees kept as unknown calls"),
             ));
         }
+        if opts.details && matches!(r.verdict, Verdict::Timeout | Verdict::Error) {
+            // No analysis to show, but both versions still run: the sample shows what they do.
+            r.input_plane = details::input_plane(po, pn, &name, None, &[], opts);
+        }
         r.own_changed = ch.own.contains(&name);
         r.changed_callees = ch.changed_callees(&name);
         if r.verdict != Verdict::Unchanged && !r.own_changed {
@@ -353,6 +380,9 @@ fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
         old_line: None,
         new_line: None,
         changed_line: None,
+        source: None,
+        correlating: None,
+        input_plane: None,
     }
 }
 
@@ -544,38 +574,30 @@ fn one_function(
             return r;
         }
     };
+    let listing = opts.details.then(|| correlate::print_correlated(&c));
+    // The analysis or Δ stopped (a limit, or an internal error): no verdict, the reason.
+    let stopped = |e: crate::diag::Error| {
+        let v = if e.is_stop() {
+            Verdict::Timeout
+        } else {
+            Verdict::Error
+        };
+        let mut r = report(name, v, start);
+        r.error = Some(e.to_string());
+        r.correlating = listing.clone();
+        r
+    };
     // The analysis may use its share of the time, the rest of the pipeline all of it.
     let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
         .with_op_budget(opts.limits.op_budget);
     let analysis_budget = whole.until(budget.analysis_end);
     let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
         Ok(a) => a,
-        Err(e) => {
-            let mut r = report(
-                name,
-                if e.is_stop() {
-                    Verdict::Timeout
-                } else {
-                    Verdict::Error
-                },
-                start,
-            );
-            r.error = Some(e.to_string());
-            return r;
-        }
+        Err(e) => return stopped(e),
     };
     let d = match delta::compute(&c, &a, &whole) {
         Ok(d) => d,
-        Err(e) => {
-            let v = if e.is_stop() {
-                Verdict::Timeout
-            } else {
-                Verdict::Error
-            };
-            let mut r = report(name, v, start);
-            r.error = Some(e.to_string());
-            return r;
-        }
+        Err(e) => return stopped(e),
     };
     // An empty Δ speaks only of executions that reach the diff points: equivalence also needs
     // both versions to terminate on the same inputs.
@@ -707,8 +729,21 @@ fn one_function(
     if let (Some(old), Some(new)) = (extent(po), extent(pn)) {
         r.changed_line = c.first_changed_line(old, new);
     }
-    r.delta = Some(d);
     r.time_ms = start.elapsed().as_millis();
+    if opts.details {
+        // After the time is taken: the sample is for the picture, not part of the verdict.
+        r.correlating = listing;
+        let cover: Vec<f64> = d
+            .points
+            .iter()
+            .flat_map(|p| &p.different)
+            .flat_map(|s| s.seed.iter().flatten())
+            .map(|(_, v)| *v as f64)
+            .collect();
+        let w = r.witness.as_ref().map(|w| &w.inputs);
+        r.input_plane = details::input_plane(po, pn, name, w, &cover, opts);
+    }
+    r.delta = Some(d);
     r
 }
 

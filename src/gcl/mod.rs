@@ -18,7 +18,7 @@ mod scalarize;
 
 pub use cfg::Cfg;
 pub use flatten::flatten_function;
-pub use print::{guard_text, instr_text, print_function};
+pub use print::{guard_text, instr_text, print_function, type_text};
 
 use crate::ir::{Callee, Expr, Function, GuardId, Label, Line, Place, Program, VarId};
 

@@ -410,6 +410,11 @@ impl Printer<'_> {
     }
 }
 
+/// A C type name as `dizy gcl` writes it in casts (`int`, `unsigned char`, `int *`).
+pub fn type_text(f: &GclFunction, prog: &Program, t: &CType) -> String {
+    Printer { f, prog }.type_name(t)
+}
+
 /// Text of one instruction (without guard or line), as `dizy gcl` shows it.
 pub fn instr_text(f: &GclFunction, prog: &Program, kind: &InstrKind) -> String {
     Printer { f, prog }.instr(kind)

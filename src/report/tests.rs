@@ -28,6 +28,9 @@ fn function(name: &str, verdict: Verdict) -> FunctionReport {
         old_line: Some(3),
         new_line: Some(4),
         changed_line: None,
+        source: None,
+        correlating: None,
+        input_plane: None,
     }
 }
 

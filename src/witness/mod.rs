@@ -14,6 +14,7 @@
 mod concolic;
 mod dfa;
 pub mod native;
+pub mod plane;
 mod smt;
 #[cfg(test)]
 mod testutil;
