@@ -517,7 +517,31 @@ impl<'a> Printer<'a> {
             Expr::Field(a, n) => format!("{}.{n}", self.expr(f, a)),
             Expr::Deref(a) => format!("(*{})", self.expr(f, a)),
             Expr::Cast(t, a) => format!("(({})({}))", self.decl(t, ""), self.expr(f, a)),
+            Expr::Block(se) => self.stmt_expr(f, se),
         }
+    }
+    /// `({ decls; stmts; value; })` on one line.
+    fn stmt_expr(&self, f: &Func, se: &StmtExpr) -> String {
+        let mut s = String::from("({ ");
+        for d in &se.decls {
+            let init = self.expr(f, &d.init);
+            if d.typeof_ {
+                let _ = write!(s, "__typeof__({init}) {} = ({init}); ", d.name);
+            } else {
+                let _ = write!(s, "{} = {init}; ", self.decl(&d.ty, &d.name));
+            }
+        }
+        let mut body = String::new();
+        self.block(&mut body, f, &se.body, 0);
+        for l in body.lines() {
+            s.push_str(l.trim());
+            s.push(' ');
+        }
+        if let Some(v) = &se.value {
+            let _ = write!(s, "{}; ", self.expr(f, v));
+        }
+        s.push_str("})");
+        s
     }
 }
 
