@@ -2,7 +2,9 @@
 //!
 //! Takes a program and a prefix; gives the C text dizy reads (with the headers it needs) or, with
 //! a non-empty prefix, the body the oracle puts into its harness: every file-scope name prefixed
-//! and static locals hoisted to file scope. Also the objects a caller can observe
+//! and static locals hoisted to file scope (a statement expression's declarations are never
+//! file-scope names, so they stay as they are). Statement expressions are printed on one line,
+//! `({ decls; stmts; value; })`. Also the objects a caller can observe
 //! ([`Program::observed_objects`]) and C literals for constants and strings.
 
 use std::collections::{BTreeMap, BTreeSet};
