@@ -61,6 +61,8 @@ pub const CONSTRUCTS: &[&str] = &[
     "fn-pointer table",
     "printf",
     "putchar",
+    "statement expr",
+    "stmt expr leaving",
     "may not terminate",
     "helper",
     "loop",
@@ -201,6 +203,12 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             }
             Expr::Lib(n, _) if n == "putchar" => {
                 out.insert("putchar");
+            }
+            Expr::Block(se) => {
+                out.insert("statement expr");
+                if se.leaves() {
+                    out.insert("stmt expr leaving");
+                }
             }
             _ => {}
         });

@@ -6,7 +6,8 @@
 //! from both versions (where they share it) or from one, in `f` and in the helpers; replace a
 //! compound statement by one of its blocks; replace an expression by a constant or by an operand
 //! of the same kind (integer or floating; never an assignment target, a loop header or the
-//! header of a loop that may not terminate), in both versions alike, then in one; drop locals,
+//! header of a loop that may not terminate; a statement expression by its value where that reads
+//! none of its declarations), in both versions alike, then in one; drop locals,
 //! helpers, labels and globals that nothing uses any more. Parameters and type definitions stay,
 //! so that the oracle's inputs keep their meaning. The number of predicate calls is bounded.
 //! Last stage of the fuzzer before a regression is saved.
@@ -131,6 +132,16 @@ fn shrinks(env: &Env, e: &Expr) -> Vec<Expr> {
         }
         Expr::Call(_, args) | Expr::Lib(_, args) | Expr::CallPtr(_, args) => {
             v.extend(args.iter().cloned())
+        }
+        // a statement expression's value, where it reads none of its declarations
+        Expr::Block(se) => {
+            if let Some(x) = &se.value {
+                let mut names = vec![];
+                x.names(&mut names);
+                if !se.decls.iter().any(|d| names.contains(&d.name)) {
+                    v.push(x.clone());
+                }
+            }
         }
         _ => {}
     }

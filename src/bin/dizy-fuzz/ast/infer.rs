@@ -1,8 +1,9 @@
 //! A coarse type inference over the fuzzer's AST.
 //!
-//! Takes a program and one of its functions ([`Env`]); gives the type of a variable, a field or
-//! an expression (with C's integer promotions and usual arithmetic conversions), enough for the
-//! mutations and the oracle to tell integer from floating from aggregate values.
+//! Takes a program and one of its functions ([`Env`]); gives the type of a variable (declarations
+//! inside statement expressions included), a field or an expression (with C's integer promotions
+//! and usual arithmetic conversions), enough for the mutations and the oracle to tell integer
+//! from floating from aggregate values.
 
 use super::*;
 
@@ -10,11 +11,22 @@ use super::*;
 pub struct Env<'a> {
     pub prog: &'a Program,
     pub func: &'a Func,
+    /// The declarations of the function's statement expressions. Their names are unique in the
+    /// function, or shadow a parameter or local with one of the same type, so a name has one
+    /// type wherever it is read.
+    decls: Vec<SeDecl>,
 }
 
 impl<'a> Env<'a> {
     pub fn new(prog: &'a Program, func: &'a Func) -> Self {
-        Env { prog, func }
+        let mut decls = vec![];
+        let mut g = func.clone();
+        func_exprs(&mut g, Walk::All, &mut |e, _| {
+            if let Expr::Block(se) = e {
+                decls.extend(se.decls.iter().cloned());
+            }
+        });
+        Env { prog, func, decls }
     }
     pub fn var_ty(&self, name: &str) -> Option<Ty> {
         if let Some(p) = self.func.params.iter().find(|p| p.name == name) {
@@ -22,6 +34,13 @@ impl<'a> Env<'a> {
         }
         if let Some(l) = self.func.locals.iter().find(|l| l.name == name) {
             return Some(l.ty.clone());
+        }
+        if let Some(d) = self.decls.iter().find(|d| d.name == name) {
+            return if d.typeof_ {
+                self.ty(&d.init)
+            } else {
+                Some(d.ty.clone())
+            };
         }
         if let Some(g) = self.prog.globals.iter().find(|g| g.name == name) {
             return Some(g.ty.clone());
@@ -148,6 +167,7 @@ impl<'a> Env<'a> {
                 _ => return None,
             },
             Expr::Cast(t, _) => t.clone(),
+            Expr::Block(se) => self.ty(se.value.as_ref()?)?,
         })
     }
     pub fn is_int(&self, e: &Expr) -> bool {

@@ -9,6 +9,11 @@
 //! a unique name, so that the oracle can put both versions into one translation unit and read
 //! every object the caller may observe.
 //!
+//! GNU statement expressions ([`StmtExpr`], `({ decls; stmts; value; })`) nest statements inside
+//! expressions: the walkers reach their statements as blocks of the statement holding them
+//! ([`walk::child_blocks`], context [`Ctx::in_stmt_expr`]), and [`Expr::names`],
+//! [`Expr::has_call`] and [`Expr::reads_mem`] look inside them.
+//!
 //! This file holds the types; [`walk`] the walkers and the effects of statements, [`infer`] the
 //! type inference, [`print`] the printer.
 
@@ -19,8 +24,8 @@ mod walk;
 pub use infer::{promote, Env};
 pub use print::{c_escape, Printer};
 pub use walk::{
-    dependent, each_block, each_stmt, effects, func_exprs, goto_targets, independent, stmt_exprs,
-    top_ctx, Ctx, Walk,
+    deep_nodes, dependent, each_block, each_stmt, effects, func_exprs, goto_targets, independent,
+    stmt_exprs, top_ctx, Ctx, Walk,
 };
 
 pub const MAIN: &str = "f";
@@ -324,6 +329,31 @@ pub enum Expr {
     Field(Box<Expr>, String),
     Deref(Box<Expr>),
     Cast(Ty, Box<Expr>),
+    /// A GNU statement expression `({ … })`.
+    Block(Box<StmtExpr>),
+}
+
+/// `({ decls; body; value; })`: the declarations, then the statements, then the value (the last
+/// expression statement, whose value the whole has); without a value it is `void` and stands
+/// only as an expression statement. Its declarations are fresh names or shadow a parameter or
+/// local of the function with one of the same type; dizy rejects one that `return`s, jumps out
+/// or `break`s/`continue`s an enclosing loop ([`StmtExpr::leaves`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StmtExpr {
+    pub decls: Vec<SeDecl>,
+    pub body: Vec<Stmt>,
+    pub value: Option<Expr>,
+}
+
+/// A declaration inside a statement expression: `T name = init;`, or with `typeof_`
+/// `__typeof__(init) name = (init);` (the typed-`max` macro's way to evaluate an argument once).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeDecl {
+    /// The declared type (with `typeof_`: the type of `init`, as far as known).
+    pub ty: Ty,
+    pub name: String,
+    pub init: Expr,
+    pub typeof_: bool,
 }
 
 impl Expr {
@@ -348,31 +378,13 @@ impl Expr {
     pub fn cond(c: Expr, a: Expr, b: Expr) -> Expr {
         Expr::Cond(Box::new(c), Box::new(a), Box::new(b))
     }
-    /// Names read (variables, functions, enumerators), recursively.
+    /// Names read (variables, functions, enumerators), recursively, inside statement
+    /// expressions too.
     pub fn names(&self, out: &mut Vec<String>) {
-        match self {
-            Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) => {}
-            Expr::Var(v) => out.push(v.clone()),
-            Expr::Un(_, a) | Expr::Field(a, _) | Expr::Deref(a) | Expr::Cast(_, a) => a.names(out),
-            Expr::Bin(_, a, b) | Expr::Index(a, b) => {
-                a.names(out);
-                b.names(out);
-            }
-            Expr::Cond(c, a, b) => {
-                c.names(out);
-                a.names(out);
-                b.names(out);
-            }
-            Expr::Call(n, args) => {
-                out.push(n.clone());
-                args.iter().for_each(|a| a.names(out));
-            }
-            Expr::Lib(_, args) => args.iter().for_each(|a| a.names(out)),
-            Expr::CallPtr(f, args) => {
-                f.names(out);
-                args.iter().for_each(|a| a.names(out));
-            }
-        }
+        deep_nodes(self, &mut |e| match e {
+            Expr::Var(v) | Expr::Call(v, _) => out.push(v.clone()),
+            _ => {}
+        });
     }
     /// The variable an lvalue is rooted in (`s` for `s.a[2]`), or `*` for memory behind a
     /// pointer.
@@ -386,26 +398,20 @@ impl Expr {
     }
     /// Whether evaluating it may call something (a helper, a pointer, a library function).
     pub fn has_call(&self) -> bool {
-        match self {
-            Expr::Call(..) | Expr::CallPtr(..) | Expr::Lib(..) => true,
-            Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) | Expr::Var(_) => false,
-            Expr::Un(_, a) | Expr::Field(a, _) | Expr::Deref(a) | Expr::Cast(_, a) => a.has_call(),
-            Expr::Bin(_, a, b) | Expr::Index(a, b) => a.has_call() || b.has_call(),
-            Expr::Cond(c, a, b) => c.has_call() || a.has_call() || b.has_call(),
-        }
+        self.any(&|e| matches!(e, Expr::Call(..) | Expr::CallPtr(..) | Expr::Lib(..)))
     }
     /// Whether it reads memory behind a pointer.
     pub fn reads_mem(&self) -> bool {
-        match self {
-            Expr::Deref(_) => true,
-            Expr::Index(a, b) => a.reads_mem() || b.reads_mem(),
-            Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) | Expr::Var(_) => false,
-            Expr::Un(_, a) | Expr::Field(a, _) | Expr::Cast(_, a) => a.reads_mem(),
-            Expr::Bin(_, a, b) => a.reads_mem() || b.reads_mem(),
-            Expr::Cond(c, a, b) => c.reads_mem() || a.reads_mem() || b.reads_mem(),
-            Expr::Call(_, args) | Expr::Lib(_, args) => args.iter().any(Expr::reads_mem),
-            Expr::CallPtr(f, args) => f.reads_mem() || args.iter().any(Expr::reads_mem),
-        }
+        self.any(&|e| matches!(e, Expr::Deref(_)))
+    }
+    /// Whether some node (inside statement expressions too) satisfies `p`.
+    pub fn any(&self, p: &dyn Fn(&Expr) -> bool) -> bool {
+        let mut found = false;
+        deep_nodes(self, &mut |e| found |= p(e));
+        found
+    }
+    pub fn stmt_expr(decls: Vec<SeDecl>, body: Vec<Stmt>, value: Option<Expr>) -> Expr {
+        Expr::Block(Box::new(StmtExpr { decls, body, value }))
     }
 }
 

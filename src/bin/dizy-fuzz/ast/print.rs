@@ -2,7 +2,9 @@
 //!
 //! Takes a program and a prefix; gives the C text dizy reads (with the headers it needs) or, with
 //! a non-empty prefix, the body the oracle puts into its harness: every file-scope name prefixed
-//! and static locals hoisted to file scope. Also the objects a caller can observe
+//! and static locals hoisted to file scope (a statement expression's declarations are never
+//! file-scope names, so they stay as they are). Statement expressions are printed on one line,
+//! `({ decls; stmts; value; })`. Also the objects a caller can observe
 //! ([`Program::observed_objects`]) and C literals for constants and strings.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -517,7 +519,31 @@ impl<'a> Printer<'a> {
             Expr::Field(a, n) => format!("{}.{n}", self.expr(f, a)),
             Expr::Deref(a) => format!("(*{})", self.expr(f, a)),
             Expr::Cast(t, a) => format!("(({})({}))", self.decl(t, ""), self.expr(f, a)),
+            Expr::Block(se) => self.stmt_expr(f, se),
         }
+    }
+    /// `({ decls; stmts; value; })` on one line.
+    fn stmt_expr(&self, f: &Func, se: &StmtExpr) -> String {
+        let mut s = String::from("({ ");
+        for d in &se.decls {
+            let init = self.expr(f, &d.init);
+            if d.typeof_ {
+                let _ = write!(s, "__typeof__({init}) {} = ({init}); ", d.name);
+            } else {
+                let _ = write!(s, "{} = {init}; ", self.decl(&d.ty, &d.name));
+            }
+        }
+        let mut body = String::new();
+        self.block(&mut body, f, &se.body, 0);
+        for l in body.lines() {
+            s.push_str(l.trim());
+            s.push(' ');
+        }
+        if let Some(v) = &se.value {
+            let _ = write!(s, "{}; ", self.expr(f, v));
+        }
+        s.push_str("})");
+        s
     }
 }
 

@@ -4,6 +4,12 @@
 //! lists ([`Ctx`]: which jumps are legal where), pre-order visits of statement lists, statements
 //! and expression nodes, and what a statement reads and writes ([`effects`]), which the
 //! mutations that move statements rely on. Used by `gen`, `mutate`, `minimize` and the printer.
+//!
+//! The bodies of statement expressions are statement lists like the others: [`child_blocks`]
+//! gives those of the statement expressions in a statement's own expressions (before its nested
+//! blocks, in evaluation order), so every walker over blocks and statements reaches them;
+//! [`expr_nodes`] visits a statement expression's declarations' initializers and value but not
+//! its statements (the block walkers do), [`deep_nodes`] everything.
 
 use std::collections::BTreeSet;
 
@@ -23,11 +29,92 @@ pub struct Ctx {
     pub no_continue: bool,
     /// Directly the function's body (labels of forward gotos live here).
     pub top: bool,
+    /// Inside a statement expression (directly or in a statement nested in one): no `return`,
+    /// `goto` or label here, and `break`/`continue` only of a loop inside it.
+    pub in_stmt_expr: bool,
 }
 
-/// The statement lists directly inside `s`, with their context.
+/// The bodies of the statement expressions in `e` that are not inside another one's body, in
+/// evaluation order.
+fn se_bodies<'a>(e: &'a mut Expr, out: &mut Vec<&'a mut Vec<Stmt>>) {
+    if let Expr::Block(se) = e {
+        let StmtExpr { decls, body, value } = &mut **se;
+        for d in decls {
+            se_bodies(&mut d.init, out);
+        }
+        out.push(body);
+        if let Some(v) = value {
+            se_bodies(v, out);
+        }
+    } else {
+        for c in children(e) {
+            se_bodies(c, out);
+        }
+    }
+}
+
+/// The direct subexpressions of `e`, in evaluation order (of a statement expression: its
+/// declarations' initializers and its value, not the expressions of its statements).
+fn children(e: &mut Expr) -> Vec<&mut Expr> {
+    match e {
+        Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) | Expr::Var(_) => vec![],
+        Expr::Un(_, a) | Expr::Field(a, _) | Expr::Deref(a) | Expr::Cast(_, a) => vec![a],
+        Expr::Bin(_, a, b) | Expr::Index(a, b) => vec![a, b],
+        Expr::Cond(c, a, b) => vec![c, a, b],
+        Expr::Call(_, args) | Expr::Lib(_, args) => args.iter_mut().collect(),
+        Expr::CallPtr(p, args) => std::iter::once(&mut **p).chain(args.iter_mut()).collect(),
+        Expr::Block(se) => {
+            let StmtExpr { decls, value, .. } = &mut **se;
+            decls
+                .iter_mut()
+                .map(|d| &mut d.init)
+                .chain(value.as_mut())
+                .collect()
+        }
+    }
+}
+
+/// A statement's own expressions (not those of its nested statements) and its nested blocks.
+fn own_exprs_and_blocks(s: &mut Stmt) -> (Vec<&mut Expr>, Vec<&mut Vec<Stmt>>) {
+    match s {
+        Stmt::Assign(lv, _, e) => (vec![lv, e], vec![]),
+        Stmt::Call(e) | Stmt::Return(e) => (vec![e], vec![]),
+        Stmt::If(c, a, b) => (vec![c], vec![a, b]),
+        Stmt::For(_, bd, b)
+        | Stmt::While(_, bd, b)
+        | Stmt::WhileEnd(_, bd, b)
+        | Stmt::DoWhile(_, bd, b)
+        | Stmt::GotoLoop(_, bd, b, _) => match bd {
+            Bound::Clamp(e, _) => (vec![e], vec![b]),
+            _ => (vec![], vec![b]),
+        },
+        Stmt::Spin(sp) => (vec![&mut sp.init, &mut sp.stop], vec![&mut sp.body]),
+        Stmt::StrLoop(_, _, b) => (vec![], vec![b]),
+        Stmt::Switch(e, cases) => (vec![e], cases.iter_mut().map(|c| &mut c.body).collect()),
+        Stmt::Print(ps) => (
+            ps.iter_mut()
+                .filter_map(|p| match p {
+                    Piece::Conv(_, e) => Some(e),
+                    Piece::Text(_) => None,
+                })
+                .collect(),
+            vec![],
+        ),
+        Stmt::Goto(_) | Stmt::Label(_) | Stmt::Break | Stmt::Continue => (vec![], vec![]),
+    }
+}
+
+/// The statement lists directly inside `s`, with their context: the bodies of the statement
+/// expressions in its own expressions first, then its nested blocks.
 pub fn child_blocks(s: &mut Stmt, ctx: Ctx) -> Vec<(&mut Vec<Stmt>, Ctx)> {
-    let inner = Ctx { top: false, ..ctx };
+    let se_ctx = Ctx {
+        in_loop: false,
+        in_switch: false,
+        no_continue: false,
+        top: false,
+        in_stmt_expr: true,
+        ..ctx
+    };
     let loop_ctx = Ctx {
         in_loop: true,
         in_switch: false,
@@ -35,50 +122,38 @@ pub fn child_blocks(s: &mut Stmt, ctx: Ctx) -> Vec<(&mut Vec<Stmt>, Ctx)> {
         top: false,
         ..ctx
     };
-    match s {
-        Stmt::If(_, a, b) => vec![(a, inner), (b, inner)],
-        Stmt::For(_, _, b) | Stmt::While(_, _, b) | Stmt::StrLoop(_, _, b) => {
-            vec![(b, loop_ctx)]
-        }
-        Stmt::WhileEnd(_, _, b) | Stmt::DoWhile(_, _, b) => vec![(
-            b,
-            Ctx {
-                no_continue: true,
-                ..loop_ctx
-            },
-        )],
+    let block_ctx = match s {
+        Stmt::For(..) | Stmt::While(..) | Stmt::StrLoop(..) => loop_ctx,
+        Stmt::WhileEnd(..) | Stmt::DoWhile(..) => Ctx {
+            no_continue: true,
+            ..loop_ctx
+        },
         // not a C loop: break/continue there would leave it for an enclosing one
-        Stmt::GotoLoop(_, _, b, _) => vec![(
-            b,
-            Ctx {
-                in_loop: false,
-                in_switch: false,
-                top: false,
-                ..ctx
-            },
-        )],
-        Stmt::Spin(sp) => vec![(
-            &mut sp.body,
-            Ctx {
-                in_spin: true,
-                ..loop_ctx
-            },
-        )],
-        Stmt::Switch(_, cases) => cases
-            .iter_mut()
-            .map(|c| {
-                (
-                    &mut c.body,
-                    Ctx {
-                        in_switch: true,
-                        top: false,
-                        ..ctx
-                    },
-                )
-            })
-            .collect(),
-        _ => vec![],
+        Stmt::GotoLoop(..) => Ctx {
+            in_loop: false,
+            in_switch: false,
+            top: false,
+            ..ctx
+        },
+        Stmt::Spin(_) => Ctx {
+            in_spin: true,
+            ..loop_ctx
+        },
+        Stmt::Switch(..) => Ctx {
+            in_switch: true,
+            top: false,
+            ..ctx
+        },
+        _ => Ctx { top: false, ..ctx },
+    };
+    let (exprs, blocks) = own_exprs_and_blocks(s);
+    let mut bodies = vec![];
+    for e in exprs {
+        se_bodies(e, &mut bodies);
     }
+    let mut out: Vec<(&mut Vec<Stmt>, Ctx)> = bodies.into_iter().map(|b| (b, se_ctx)).collect();
+    out.extend(blocks.into_iter().map(|b| (b, block_ctx)));
+    out
 }
 
 /// Visit every statement list, pre-order.
@@ -177,25 +252,35 @@ fn lvalue_subexprs(lv: &mut Expr, f: &mut dyn FnMut(&mut Expr, bool)) {
     }
 }
 
-/// Every node of an expression, pre-order (a node replaced by `f` has its new children visited).
+/// Every node of an expression, pre-order (a node replaced by `f` has its new children visited);
+/// a statement expression's statements are a block of the statement holding it
+/// ([`child_blocks`]), not visited here.
 pub fn expr_nodes(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     f(e);
-    match e {
-        Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) | Expr::Var(_) => {}
-        Expr::Un(_, a) | Expr::Field(a, _) | Expr::Deref(a) | Expr::Cast(_, a) => expr_nodes(a, f),
-        Expr::Bin(_, a, b) | Expr::Index(a, b) => {
-            expr_nodes(a, f);
-            expr_nodes(b, f);
+    for c in children(e) {
+        expr_nodes(c, f);
+    }
+}
+
+/// Every node of an expression and of the statements inside its statement expressions
+/// (read-only, [`Walk::All`]).
+pub fn deep_nodes(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    let mut c = e.clone();
+    expr_nodes(&mut c, &mut |x| {
+        f(x);
+        if let Expr::Block(se) = x {
+            block_exprs(&mut se.body, Walk::All, &mut |y, _| f(y));
         }
-        Expr::Cond(c, a, b) => {
-            expr_nodes(c, f);
-            expr_nodes(a, f);
-            expr_nodes(b, f);
-        }
-        Expr::Call(_, args) | Expr::Lib(_, args) => args.iter_mut().for_each(|a| expr_nodes(a, f)),
-        Expr::CallPtr(p, args) => {
-            expr_nodes(p, f);
-            args.iter_mut().for_each(|a| expr_nodes(a, f));
+    });
+}
+
+/// Every expression node of a statement list (nested statements and statement expressions
+/// included), with `walk` deciding which are visited.
+pub fn block_exprs(b: &mut [Stmt], walk: Walk, f: &mut dyn FnMut(&mut Expr, bool)) {
+    for s in b.iter_mut() {
+        stmt_exprs(s, walk, f);
+        for (blk, _) in child_blocks(s, Ctx::default()) {
+            block_exprs(blk, walk, f);
         }
     }
 }
@@ -203,16 +288,16 @@ pub fn expr_nodes(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
 /// Every expression node of a function (statements in order, then the final return), with
 /// `walk` deciding which are visited; `f` also gets whether the node is an assignment target.
 pub fn func_exprs(func: &mut Func, walk: Walk, f: &mut dyn FnMut(&mut Expr, bool)) {
-    fn rec(b: &mut [Stmt], walk: Walk, f: &mut dyn FnMut(&mut Expr, bool)) {
-        for s in b.iter_mut() {
-            stmt_exprs(s, walk, f);
-            for (blk, _) in child_blocks(s, Ctx::default()) {
-                rec(blk, walk, f);
-            }
-        }
+    block_exprs(&mut func.body, walk, f);
+    // statement expressions of the final return
+    let mut ret = vec![Stmt::Return(std::mem::replace(
+        &mut func.ret_expr,
+        Expr::Int(0),
+    ))];
+    block_exprs(&mut ret, walk, f);
+    if let Some(Stmt::Return(e)) = ret.pop() {
+        func.ret_expr = e;
     }
-    rec(&mut func.body, walk, f);
-    expr_nodes(&mut func.ret_expr, &mut |x| f(x, false));
 }
 
 /// Every statement of a list, recursively, pre-order.
@@ -250,6 +335,36 @@ impl Stmt {
         let mut r = false;
         each_stmt(std::slice::from_ref(self), &mut |s| {
             r |= matches!(s, Stmt::Goto(_) | Stmt::Label(_) | Stmt::GotoLoop(..))
+        });
+        r
+    }
+}
+
+impl StmtExpr {
+    /// Whether control may leave it other than by its end: a `return`, `goto` or label inside
+    /// (dizy rejects all three), or a `break`/`continue` not of a loop or switch inside it.
+    pub fn leaves(&self) -> bool {
+        let mut r = false;
+        each_stmt(&self.body, &mut |s| {
+            r |= matches!(
+                s,
+                Stmt::Return(_) | Stmt::Goto(_) | Stmt::Label(_) | Stmt::GotoLoop(..)
+            )
+        });
+        r || self
+            .body
+            .iter()
+            .any(|s| s.has_own_break() || s.has_own_continue())
+    }
+}
+
+impl Func {
+    /// Whether it holds a statement expression that control may leave (dizy rejects it).
+    pub fn has_leaving_stmt_expr(&self) -> bool {
+        let mut g = self.clone();
+        let mut r = false;
+        func_exprs(&mut g, Walk::All, &mut |e, _| {
+            r |= matches!(e, Expr::Block(se) if se.leaves())
         });
         r
     }

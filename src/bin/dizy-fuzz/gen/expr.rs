@@ -1,5 +1,6 @@
 //! Expressions: integer and floating ones, conditions, places (variables, fields, array
-//! elements with a safe index), calls and float→int conversions that cannot overflow.
+//! elements with a safe index), calls, float→int conversions that cannot overflow and pure
+//! statement expressions.
 //!
 //! Takes the generator and a [`Scope`]; gives expressions over what the scope holds.
 
@@ -132,6 +133,9 @@ impl Gen<'_> {
         if depth == 0 || self.rng.chance(30) {
             return self.ileaf(sc);
         }
+        if self.stmt_exprs_here(sc) && self.rng.chance(3) {
+            return self.stmt_expr(sc, stmtexpr::SeKind::Pure);
+        }
         let roll = self.rng.below(100);
         if roll < 7 && !sc.helpers.is_empty() && !sc.ctx.in_spin {
             let h = self.rng.pick(&sc.helpers).clone();
@@ -225,6 +229,10 @@ impl Gen<'_> {
     pub fn fexpr(&mut self, sc: &Scope, depth: usize) -> Expr {
         if depth == 0 || self.rng.chance(30) {
             return self.fleaf(sc);
+        }
+        if self.stmt_exprs_here(sc) && self.rng.chance(3) {
+            let pure = stmtexpr::pure_scope(sc);
+            return self.typed_max(&pure, true);
         }
         let roll = self.rng.below(100);
         if roll < 10 {

@@ -9,8 +9,10 @@
 //! locals and return values), out-parameters, buffers with their length, strings, two pointers
 //! that may alias, local arrays, globals of every storage class with initializers, static locals,
 //! `switch` with fallthrough, forward and backward `goto`, `do`-`while`, bounded recursion,
-//! function pointers and const tables of them, `printf`/`putchar`, and loops that may not
-//! terminate. First stage of the fuzzer: `mutate` derives the second version, `oracle` runs both.
+//! function pointers and const tables of them, `printf`/`putchar`, loops that may not
+//! terminate, and GNU statement expressions (typed `max`, declarations that shadow, loops with
+//! `break`/`continue` inside, side effects where they are sequenced; see [`stmtexpr`]). First
+//! stage of the fuzzer: `mutate` derives the second version, `oracle` runs both.
 //!
 //! Termination: ordinary loops are bounded by construction (a counter only its loop increments,
 //! a bound that is a constant, `(v < K ? v : K)`, a buffer length the oracle keeps small, or the
@@ -18,13 +20,14 @@
 //! within a few hundred steps or never (unsigned counters from small starting values).
 //!
 //! This file holds the PRNG, the generator's state and [`Gen::program`], which assembles `f`;
-//! each construct is added by a method in [`types`], [`memory`] or [`control`]; statements come
-//! from [`stmt`], expressions from [`expr`].
+//! each construct is added by a method in [`types`], [`memory`], [`control`] or [`stmtexpr`];
+//! statements come from [`stmt`], expressions from [`expr`].
 
 mod control;
 mod expr;
 mod memory;
 mod stmt;
+mod stmtexpr;
 mod types;
 
 use crate::ast::*;
@@ -74,7 +77,7 @@ pub fn pair_seed(seed: u64, index: u64) -> u64 {
 /// The constructs a program may be built around; pair `i` of a run always contains
 /// `FEATURES[i % FEATURES.len()]` (plus others at random), so that every run of a few dozen
 /// pairs covers all of them.
-pub const FEATURES: [&str; 20] = [
+pub const FEATURES: [&str; 21] = [
     "widths",
     "float",
     "struct",
@@ -95,6 +98,7 @@ pub const FEATURES: [&str; 20] = [
     "recursion",
     "do-while",
     "bool",
+    "stmt-expr",
 ];
 
 const CONSTS: [i64; 16] = [0, 1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 127, 255, -1, -2, -128];
@@ -142,6 +146,10 @@ pub struct Scope {
     pub ret: Ty,
     /// Aggregates `f` may return (when it returns a struct or union).
     pub ret_aggs: Vec<Expr>,
+    /// How deep statement expressions may still nest here (0: none).
+    pub stmt_expr: u8,
+    /// Parameters and locals a statement expression's declaration may shadow, with their types.
+    pub shadow: Vec<(String, Ty)>,
 }
 
 impl Default for Ty {
@@ -341,6 +349,7 @@ impl<'r> Gen<'r> {
                 "fnptr" => self.add_fnptr(&mut b),
                 "printf" => self.add_printf(&mut b),
                 "hang" => self.add_hang(&mut b),
+                "stmt-expr" => self.add_stmt_expr(&mut b),
                 _ => {}
             }
         }
@@ -393,7 +402,6 @@ impl<'r> Gen<'r> {
             body.splice(at..at, snip);
         }
         body.append(&mut tail);
-        locals.append(&mut self.extra);
         // statements made before `f` got an aggregate return type return an aggregate too
         if let Some(agg) = sc.ret_aggs.first() {
             let aggs = sc.ret_aggs.clone();
@@ -408,7 +416,12 @@ impl<'r> Gen<'r> {
             });
         }
         let ret = sc.ret.clone();
-        let ret_expr = self.ret_expr(&sc);
+        let mut ret_expr = self.ret_expr(&sc);
+        if sc.ret_aggs.is_empty() && self.stmt_exprs_here(&sc) && self.rng.chance(20) {
+            ret_expr = self.se_return(&sc, ret_expr);
+        }
+        // counters of loops in statement expressions of the final return too
+        locals.append(&mut self.extra);
         p.main = Func {
             name: MAIN.into(),
             is_static: false,

@@ -1,5 +1,6 @@
 //! Statements: blocks, branches, loops, early returns, assignments, output, spin loops and
-//! small helpers.
+//! small helpers; statement expressions (see [`super::stmtexpr`]) in their conditions, bounds,
+//! right sides and returned values, and as statements.
 //!
 //! Takes the generator and a [`Scope`] (what may be read and written there, which jumps are
 //! legal); gives statements, `f`'s final return expression and loop-free helpers.
@@ -26,7 +27,10 @@ impl Gen<'_> {
                     && !matches!(v, Expr::Index(..))
             })
             .collect();
-        if self.rng.chance(55) && !vars.is_empty() {
+        if self.stmt_exprs_here(sc) && self.rng.chance(5) {
+            // evaluated at every test: pure
+            Bound::Clamp(self.stmt_expr(sc, stmtexpr::SeKind::Pure), k)
+        } else if self.rng.chance(55) && !vars.is_empty() {
             Bound::Clamp((*self.rng.pick(&vars)).clone(), k)
         } else {
             Bound::Const(k)
@@ -42,6 +46,7 @@ impl Gen<'_> {
             ints: params.iter().map(|p| Expr::var(&p.name)).collect(),
             int_lv: params.iter().map(|p| Expr::var(&p.name)).collect(),
             ctx: top_ctx(),
+            stmt_expr: outer.stmt_expr.min(1),
             ..Scope::default()
         };
         // globals are visible to helpers too
@@ -111,7 +116,7 @@ impl Gen<'_> {
     pub fn stmt(&mut self, sc: &mut Scope, depth: usize) -> Stmt {
         let roll = self.rng.below(100);
         if depth > 0 && roll < 20 {
-            let c = self.cond(sc);
+            let c = self.if_cond(sc);
             let mut inner = sc.clone();
             inner.ctx.top = false;
             let na = 1 + self.rng.below(2);
@@ -148,7 +153,7 @@ impl Gen<'_> {
         }
         if sc.ctx.in_loop && roll < 43 {
             // break/continue under a condition, else the rest of the body would be dead
-            let c = self.cond(sc);
+            let c = self.if_cond(sc);
             let j = if self.rng.chance(50) || sc.ctx.in_spin || sc.ctx.no_continue {
                 Stmt::Break
             } else {
@@ -156,8 +161,8 @@ impl Gen<'_> {
             };
             return Stmt::If(c, vec![j], vec![]);
         }
-        if roll < 49 && !sc.ctx.in_spin {
-            let c = self.cond(sc);
+        if roll < 49 && !sc.ctx.in_spin && !sc.ctx.in_stmt_expr {
+            let c = self.if_cond(sc);
             let e = self.ret_value(sc);
             return Stmt::If(c, vec![Stmt::Return(e)], vec![]);
         }
@@ -169,20 +174,25 @@ impl Gen<'_> {
             let call = self.call(sc, &h);
             return Stmt::Call(call);
         }
+        if roll < 61 && self.stmt_exprs_here(sc) {
+            return self.se_stmt(sc);
+        }
         self.assign(sc)
     }
 
-    fn ret_value(&mut self, sc: &Scope) -> Expr {
+    pub(super) fn ret_value(&mut self, sc: &Scope) -> Expr {
         if !sc.ret_aggs.is_empty() {
             self.rng.pick(&sc.ret_aggs).clone()
         } else if sc.ret.is_float() {
             self.fexpr(sc, 2)
+        } else if self.stmt_exprs_here(sc) && self.rng.chance(15) {
+            self.stmt_expr(sc, stmtexpr::SeKind::Effects)
         } else {
             self.iexpr(sc, 2)
         }
     }
 
-    fn assign(&mut self, sc: &Scope) -> Stmt {
+    pub(super) fn assign(&mut self, sc: &Scope) -> Stmt {
         let float = !sc.float_lv.is_empty() && (sc.int_lv.is_empty() || self.rng.chance(30));
         if float {
             let x = self.float_place(sc, true);
@@ -204,7 +214,11 @@ impl Gen<'_> {
         } else {
             None
         };
-        let e = self.iexpr(sc, 2);
+        let e = match op {
+            None => self.se_rhs(sc, &x),
+            Some(_) => None,
+        };
+        let e = e.unwrap_or_else(|| self.iexpr(sc, 2));
         Stmt::Assign(x, op, e)
     }
 
@@ -295,6 +309,7 @@ impl Gen<'_> {
         let mut inner = sc.clone();
         inner.loops = false;
         inner.print = false;
+        inner.stmt_expr = 0;
         inner.ctx.in_loop = true;
         inner.ctx.in_spin = true;
 

@@ -123,8 +123,10 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
         "goto-loop" => {
             let next = max_label(fsnap) + 1;
             let func = func_mut(p, fi);
-            nth_stmt(
+            // labels inside a statement expression are rejected by dizy
+            nth_stmt_in(
                 func,
+                &|c| !c.in_stmt_expr,
                 &|s| match s {
                     Stmt::For(_, _, body) => !body.iter().any(|x| {
                         x.has_own_continue() || x.has_own_break() || x.has_goto_or_label()

@@ -144,7 +144,9 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 return false;
             }
             let func = func_mut(p, fi);
-            nth_block(func, &|_, _| true, rng, &mut |b, ctx, rng| {
+            // not into a statement expression: one standing where its side effects are
+            // unsequenced against the rest of the expression must keep writing only its own
+            nth_block(func, &|_, c| !c.in_stmt_expr, rng, &mut |b, ctx, rng| {
                 let x = rng.pick(vs).clone();
                 let op = if rng.chance(40) && !ctx.in_spin {
                     Some(*rng.pick(&[Op::Add, Op::Sub, Op::Xor]))

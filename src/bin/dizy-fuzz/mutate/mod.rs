@@ -10,13 +10,14 @@
 //! what is really different. Second stage of the fuzzer, after `gen`.
 //!
 //! This file holds the table of kinds, [`apply`] and [`mutate`]; the mutations themselves are in
-//! one file per family ([`generic`], [`types`], [`memory`], [`control`]), what they share in
-//! [`sites`].
+//! one file per family ([`generic`], [`types`], [`memory`], [`control`], [`stmtexpr`]), what
+//! they share in [`sites`].
 
 mod control;
 mod generic;
 mod memory;
 mod sites;
+mod stmtexpr;
 mod types;
 
 use crate::ast::*;
@@ -103,6 +104,8 @@ pub const KINDS: &[Kind] = &[
     k("print-split", true, "printf", false),
     k("spin-step", false, "hang", false),
     k("spin-cmp", true, "hang", false),
+    k("stmt-expr", false, "stmt-expr", false),
+    k("stmt-expr-same", true, "stmt-expr", false),
 ];
 
 pub fn is_preserving(kind: &str) -> bool {
@@ -146,6 +149,7 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
         "switch" | "goto" | "do-while" | "recursion" | "fnptr" | "printf" | "hang" => {
             control::apply(kind, p, fi, rng, &cx)
         }
+        "stmt-expr" => stmtexpr::apply(kind, p, fi, rng, &cx),
         _ => false,
     }
 }

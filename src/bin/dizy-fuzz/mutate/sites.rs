@@ -87,11 +87,27 @@ pub(super) fn nth_stmt(
     rng: &mut Rng,
     f: &mut dyn FnMut(&mut Vec<Stmt>, usize, &mut Rng) -> bool,
 ) -> bool {
-    nth_block(func, &|b, _| b.iter().any(pred), rng, &mut |b, _, rng| {
-        let at: Vec<usize> = (0..b.len()).filter(|i| pred(&b[*i])).collect();
-        let i = *rng.pick(&at);
-        f(b, i, rng)
-    })
+    nth_stmt_in(func, &|_| true, pred, rng, f)
+}
+
+/// [`nth_stmt`] among the statements of blocks whose context satisfies `where_`.
+pub(super) fn nth_stmt_in(
+    func: &mut Func,
+    where_: &dyn Fn(Ctx) -> bool,
+    pred: &dyn Fn(&Stmt) -> bool,
+    rng: &mut Rng,
+    f: &mut dyn FnMut(&mut Vec<Stmt>, usize, &mut Rng) -> bool,
+) -> bool {
+    nth_block(
+        func,
+        &|b, c| where_(c) && b.iter().any(pred),
+        rng,
+        &mut |b, _, rng| {
+            let at: Vec<usize> = (0..b.len()).filter(|i| pred(&b[*i])).collect();
+            let i = *rng.pick(&at);
+            f(b, i, rng)
+        },
+    )
 }
 
 /// Loop counters, string-loop counters and spin counters of a function.
@@ -348,19 +364,23 @@ pub(super) fn restructurable(s: &Stmt) -> bool {
     }
 }
 
-/// Rename a local everywhere in `func`.
+/// Rename a local everywhere in `func` (with the declarations shadowing it).
 pub fn rename(func: &mut Func, old: &str, new: &str) {
     for l in &mut func.locals {
         if l.name == old {
             l.name = new.to_string();
         }
     }
-    func_exprs(func, Walk::All, &mut |e, _| {
-        if let Expr::Var(v) = e {
-            if v == old {
-                *v = new.to_string();
+    func_exprs(func, Walk::All, &mut |e, _| match e {
+        Expr::Var(v) if v == old => *v = new.to_string(),
+        // a statement expression's declaration shadowing it is renamed too, or the reads
+        // inside would reach the outer variable
+        Expr::Block(se) => {
+            for d in se.decls.iter_mut().filter(|d| d.name == old) {
+                d.name = new.to_string();
             }
         }
+        _ => {}
     });
     let r = |s: &mut String| {
         if s == old {
