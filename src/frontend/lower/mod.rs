@@ -324,12 +324,25 @@ impl TypeEnv for Ctx<'_> {
         if self.f.is_none() {
             return self.const_expr_val(e);
         }
-        let saved_vars = self.f.as_ref().map(|f| (f.vars.len(), f.temps.clone()));
-        let (v, _) = self.buffered(|cx| cx.expr(e))?;
-        if let (Some((n, temps)), Some(f)) = (saved_vars, self.f.as_mut()) {
+        // The operand is not evaluated: what lowering it added to the function goes, and so do
+        // the maps that could name those variables (a global first read here must not keep a
+        // variable that a later declaration reuses).
+        let saved = self.f.as_ref().map(|f| {
+            (
+                f.vars.len(),
+                f.temps.clone(),
+                f.globals.clone(),
+                f.shadow.clone(),
+            )
+        });
+        let r = self.buffered(|cx| cx.expr(e));
+        if let (Some((n, temps, globals, shadow)), Some(f)) = (saved, self.f.as_mut()) {
             f.vars.truncate(n);
             f.temps = temps;
+            f.globals = globals;
+            f.shadow = shadow;
         }
+        let (v, _) = r?;
         Ok(match v {
             Val::R(x) => x.ty,
             Val::L(_, t) | Val::G(_, t) => t,
