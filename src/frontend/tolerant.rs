@@ -353,10 +353,17 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             }
         }
     }
-    // `static WEBP_INLINE HTreeGroup* f (…)`, `static INLINE T name`: an unknown name right
-    // before a name that is followed by a declarator cannot be a type (two type names never
-    // stand side by side): it is an attribute-like macro. The parser stops at the macro, the
-    // type or what follows it.
+    // `static WEBP_INLINE HTreeGroup* f (…)`, `static INLINE uint32_t name`: of two unknown
+    // names side by side before a declarator one is a type and the other an attribute-like
+    // macro. Before `*` the second is the type (a calling-convention macro stands right before
+    // the name: `T * MACRO f`); before a name only when the second is known to be a type
+    // (`XML_Bool FASTCALL poolGrow (…)` is the other way round, left to the rules below). The
+    // parser stops at the macro, the type or what follows it.
+    let known = |name: &str| {
+        rep.typedefs.contains_key(name)
+            || known_type(name).is_some()
+            || type_by_name(name).is_some()
+    };
     for i in [k, k.wrapping_sub(1), k.wrapping_sub(2)] {
         let prev = if i == 0 { "" } else { text(i - 1) };
         if i <= k
@@ -364,7 +371,10 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             && !matches!(prev, "struct" | "union" | "enum")
             && kind(i + 1) == Some(Tok::Ident)
             && !is_keyword(text(i + 1))
-            && (kind(i + 2) == Some(Tok::Ident) && !is_keyword(text(i + 2)) || text(i + 2) == "*")
+            && (text(i + 2) == "*"
+                || kind(i + 2) == Some(Tok::Ident)
+                    && !is_keyword(text(i + 2))
+                    && known(text(i + 1)))
         {
             blank(body, toks[i].start, toks[i].end, rep);
             return Some((toks[i].start, "blank".into()));
@@ -895,7 +905,7 @@ mod tests {
     #[test]
     fn macros_before_the_name_or_the_type_are_blanked() {
         let t = repaired(
-            "# 1 \"a.c\"\ntypedef unsigned int uint32_t;\nvoid PNGAPI\nset_q(int n) { }\nint ZEXPORT zf(z_streamp strm, int flush) { return flush; }\nstatic WEBP_INLINE uint32_t gm(int x) { return x; }\nstatic WEBP_INLINE HTreeGroup* gh(VP8LMetadata* const hdr) { return 0; }\nvoid PNGAPI decl(int n);\nint x ATTR(3);\n",
+            "# 1 \"a.c\"\ntypedef unsigned int uint32_t;\nvoid PNGAPI\nset_q(int n) { }\nint ZEXPORT zf(z_streamp strm, int flush) { return flush; }\nstatic WEBP_INLINE uint32_t gm(int x) { return x; }\nstatic WEBP_INLINE HTreeGroup* gh(VP8LMetadata* const hdr) { return 0; }\nvoid PNGAPI decl(int n);\nint x ATTR(3);\ntypedef struct { int n; } STRING_POOL;\nstatic XML_Bool FASTCALL poolGrow(STRING_POOL *pool);\n",
         );
         let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
         assert_eq!(
@@ -906,11 +916,15 @@ mod tests {
                 "WEBP_INLINE",
                 "WEBP_INLINE",
                 "PNGAPI",
-                "ATTR(3)"
+                "ATTR(3)",
+                "FASTCALL"
             ]
         );
         let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
-        assert_eq!(names, ["HTreeGroup", "VP8LMetadata", "z_streamp"]);
+        assert_eq!(
+            names,
+            ["HTreeGroup", "VP8LMetadata", "XML_Bool", "z_streamp"]
+        );
     }
 
     /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
