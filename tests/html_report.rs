@@ -52,16 +52,10 @@ fn dizy_in(cwd: &Path, args: &[&str]) -> String {
 
 /// Debian's chromium, as `scripts/setup` installs it.
 fn chromium() -> PathBuf {
-    let out = Command::new("sh")
-        .args(["-c", "command -v chromium"])
-        .output()
-        .expect("run sh");
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(
-        out.status.success() && !path.is_empty(),
-        "chromium is not installed: run scripts/setup (it installs Debian's chromium package)"
-    );
-    PathBuf::from(path)
+    common::installed_tool(
+        Command::new("sh").args(["-c", "command -v chromium"]),
+        "chromium is not installed: run scripts/setup (it installs Debian's chromium package)",
+    )
 }
 
 /// Load `file` in headless chromium: the DOM it built and the console messages it logged

@@ -26,16 +26,10 @@ fn root() -> PathBuf {
 
 /// The validator's binary, as `scripts/setup` installs it.
 fn multitool() -> PathBuf {
-    let out = Command::new("bash")
-        .arg(root().join("scripts/sarif-multitool"))
-        .output()
-        .expect("run scripts/sarif-multitool");
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(
-        out.status.success() && !path.is_empty(),
-        "the SARIF Multitool is not installed: run scripts/setup"
-    );
-    PathBuf::from(path)
+    common::installed_tool(
+        Command::new("bash").arg(root().join("scripts/sarif-multitool")),
+        "the SARIF Multitool is not installed: run scripts/setup",
+    )
 }
 
 /// Errors and warnings the validator reports, per file (the SARIF log it writes with

@@ -751,3 +751,12 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The path a locating command prints for an external tool that `scripts/setup` installs;
+/// fails the test with `missing` when the command fails or prints nothing (no silent skip).
+pub fn installed_tool(locate: &mut Command, missing: &str) -> std::path::PathBuf {
+    let out = locate.output().expect("run the tool's locating command");
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(out.status.success() && !path.is_empty(), "{missing}");
+    std::path::PathBuf::from(path)
+}
