@@ -387,6 +387,7 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
         .filter(|d| d.result.truth_differs && d.result.verdict == "different")
         .count();
     let inputs: usize = done.iter().map(|d| d.result.valid_inputs).sum();
+    let unchecked = done.iter().filter(|d| d.result.unchecked_witness).count();
     let ms: u128 = done.iter().map(|d| d.result.dizy_ms).sum();
     println!();
     println!("dizy-fuzz: {n} pairs in {secs:.0} s; {} UB-free oracle inputs per pair on average; dizy {:.0} ms per pair on average", inputs / n.max(1), ms as f64 / n.max(1) as f64);
@@ -408,6 +409,9 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
         pct(eq_nodiff, no_diff),
         pct(diff_truth, truth)
     );
+    if unchecked > 0 {
+        println!("witnesses the harness cannot rebuild exactly (buffers beyond a parameter's capacity, bytes after a string's end, structs), so not checked: {unchecked}");
+    }
     if skipped > 0 {
         println!("oracle not run on {skipped} pairs without a claim (--claims-only): native figures cover the other {}", n - skipped);
     }

@@ -513,28 +513,133 @@ pub fn input_from_literals(
         p.main
             .params
             .iter()
-            .map(|pa| {
-                let lit = vals.get(&pa.name).and_then(|v| {
-                    v.as_str()
-                        .map(str::to_string)
-                        .or_else(|| v.as_i64().map(|x| x.to_string()))
-                });
-                match (&pa.ty, lit) {
-                    (t, Some(l)) if t.is_float() => {
-                        let x = parse_float(&l).unwrap_or(0.0);
-                        Val::F(if *t == Ty::F32 {
-                            f64::from(x as f32)
-                        } else {
-                            x
-                        })
-                    }
-                    (_, Some(l)) => Val::I(parse_literal(&l).unwrap_or(0)),
-                    (t, None) if t.is_float() => Val::F(0.0),
-                    _ => Val::I(0),
-                }
-            })
+            .map(|pa| scalar_from(pa, vals))
             .collect(),
     )
+}
+
+/// Parameter `pa` from dizy's C literal in `vals` (zero when absent).
+fn scalar_from(pa: &Param, vals: &serde_json::Map<String, serde_json::Value>) -> Val {
+    let lit = vals.get(&pa.name).and_then(|v| {
+        v.as_str()
+            .map(str::to_string)
+            .or_else(|| v.as_i64().map(|x| x.to_string()))
+    });
+    match (&pa.ty, lit) {
+        (t, Some(l)) if t.is_float() => {
+            let x = parse_float(&l).unwrap_or(0.0);
+            Val::F(if *t == Ty::F32 {
+                f64::from(x as f32)
+            } else {
+                x
+            })
+        }
+        (_, Some(l)) => Val::I(parse_literal(&l).unwrap_or(0)),
+        (t, None) if t.is_float() => Val::F(0.0),
+        _ => Val::I(0),
+    }
+}
+
+/// A witness of dizy as an input of the harness: scalars from `inputs`, buffers, strings and
+/// aliasing from `memory_inputs` (exact bytes). `None` when a buffer cannot be given to the
+/// harness exactly as dizy ran it: more elements than the parameter's capacity, bytes after a
+/// string's terminator, elements of a type read here only as scalars, structs by value.
+pub fn input_from_witness(
+    p: &Program,
+    w: &serde_json::Map<String, serde_json::Value>,
+) -> Option<Input> {
+    let empty = serde_json::Map::new();
+    let lits = w
+        .get("inputs")
+        .and_then(serde_json::Value::as_object)
+        .unwrap_or(&empty);
+    let mem = w
+        .get("memory_inputs")
+        .and_then(serde_json::Value::as_object)
+        .unwrap_or(&empty);
+    let names: Vec<&str> = p.main.params.iter().map(|q| q.name.as_str()).collect();
+    p.main
+        .params
+        .iter()
+        .map(|pa| {
+            let pointee = match &pa.ty {
+                Ty::Ptr(t, _) => Some(&**t),
+                _ => None,
+            };
+            match (&pa.role, pointee) {
+                (Role::Value | Role::Len { .. }, _) if pa.ty.is_arith() => {
+                    Some(scalar_from(pa, lits))
+                }
+                (Role::Value | Role::Len { .. }, _) => None,
+                (role, Some(t)) => {
+                    let m = mem.get(&pa.name)?;
+                    match m["kind"].as_str()? {
+                        "alias" => {
+                            let of = m["of"].as_str()?;
+                            Some(Val::Same(names.iter().position(|n| *n == of)?))
+                        }
+                        "buffer" => {
+                            let bytes: Vec<u8> = m["bytes"]
+                                .as_array()?
+                                .iter()
+                                .map(|b| b.as_u64().map(|x| x as u8))
+                                .collect::<Option<_>>()?;
+                            buffer_val(role, t, &bytes)
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A buffer's bytes as the harness reads parameter of role `role` pointing to `t`s.
+fn buffer_val(role: &Role, t: &Ty, bytes: &[u8]) -> Option<Val> {
+    let size = match t {
+        Ty::I(k) if k.is_bool() => 1,
+        Ty::I(k) => k.bits() as usize / 8,
+        Ty::Enum(_) => 4,
+        Ty::F32 => 4,
+        Ty::F64 => 8,
+        _ => return None,
+    };
+    let elem = |c: &[u8]| -> Val {
+        let mut raw = [0u8; 8];
+        raw[..c.len()].copy_from_slice(c);
+        let u = u64::from_le_bytes(raw);
+        match t {
+            Ty::F32 => Val::F(f64::from(f32::from_bits(u as u32))),
+            Ty::F64 => Val::F(f64::from_bits(u)),
+            Ty::I(k) if k.signed() => {
+                let sh = 64 - 8 * size as u32;
+                Val::I(i128::from(((u << sh) as i64) >> sh))
+            }
+            _ => Val::I(i128::from(u)),
+        }
+    };
+    if !bytes.len().is_multiple_of(size) {
+        return None;
+    }
+    let elems: Vec<Val> = bytes.chunks(size).map(elem).collect();
+    match role {
+        // The harness gives exactly the bytes and a terminator after them.
+        Role::Str => {
+            let body = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+            (!body.contains(&0)).then(|| Val::Str(body.to_vec()))
+        }
+        // One object: the generated code reads only it.
+        Role::Out | Role::Alias => elems.into_iter().next().map(|v| Val::Elems(vec![v])),
+        // Elements past dizy's buffer were never read by its run; zeros fill the capacity.
+        Role::Buf { cap, .. } if elems.len() <= *cap => {
+            let zero = elem(&vec![0; size]);
+            let mut v = elems;
+            v.resize(*cap, zero);
+            Some(Val::Elems(v))
+        }
+        _ => None,
+    }
 }
 
 pub(super) fn encode(v: &Val, out: &mut String) {

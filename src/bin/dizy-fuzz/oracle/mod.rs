@@ -32,7 +32,7 @@ mod literals;
 
 pub use execute::{execute, run_difference, Obs, Run};
 pub use harness::compile;
-pub use inputs::{input_from_literals, inputs, show_input, Input};
+pub use inputs::{input_from_literals, input_from_witness, inputs, show_input, Input};
 pub use literals::{float_eq, parse_float, parse_literal};
 
 /// What a process did.
