@@ -267,6 +267,35 @@ impl CType {
     }
 }
 
+/// The C spelling of `void` or an arithmetic type (`int`, `unsigned`, `unsigned char`, `_Bool`);
+/// `None` for pointers, arrays, functions and structs, whose spelling needs more context.
+pub fn arith_c_name(t: &CType) -> Option<String> {
+    Some(match t {
+        CType::Void => "void".into(),
+        CType::Bool => "_Bool".into(),
+        CType::Int { bits, signed } => {
+            let n = match bits {
+                8 => "char",
+                16 => "short",
+                32 => "int",
+                64 => "long",
+                128 => "__int128",
+                _ => return Some(format!("{}int{bits}", if *signed { "" } else { "u" })),
+            };
+            if *signed {
+                n.into()
+            } else if *bits == 32 {
+                "unsigned".into()
+            } else {
+                format!("unsigned {n}")
+            }
+        }
+        CType::Float => "float".into(),
+        CType::Double => "double".into(),
+        _ => return None,
+    })
+}
+
 /// Layout of a struct or union (offsets computed by the frontend with the System V rules).
 #[derive(Clone, Debug)]
 pub struct StructDef {
@@ -277,6 +306,9 @@ pub struct StructDef {
     pub align: u64,
     /// False for a declared but never defined struct (`struct s;`).
     pub complete: bool,
+    /// For a struct without a tag, the first file-scope typedef naming it (`typedef struct {…}
+    /// T;`): how C code outside the file's functions can spell its type.
+    pub typedef_name: Option<String>,
 }
 
 #[derive(Clone, Debug)]

@@ -99,6 +99,17 @@ fn behaviour_json(b: &Behaviour) -> Json {
     for (n, v) in &b.globals {
         o.insert(n.clone(), Json::String(v.clone()));
     }
+    if !b.memory.is_empty() {
+        o.insert(
+            "memory".into(),
+            Json::Object(
+                b.memory
+                    .iter()
+                    .map(|(n, v)| (n.clone(), Json::String(v.clone())))
+                    .collect(),
+            ),
+        );
+    }
     if !b.output.is_empty() {
         o.insert(
             "output".into(),
@@ -117,8 +128,34 @@ fn inputs_text(inputs: &crate::witness::Inputs) -> String {
     parts.join(", ")
 }
 
+/// The inputs that are memory (buffers, aggregates, aliases, null pointers) as values: kind,
+/// exact bytes, and which parameter an alias shares its buffer with.
+fn memory_inputs_json(w: &Witness) -> Json {
+    use crate::witness::memory::Input;
+    let mut o = serde_json::Map::new();
+    for ((name, text), input) in w.inputs.iter().zip(&w.args) {
+        let v = match input {
+            Input::Scalar(_) => continue,
+            Input::Null => json!({ "kind": "null" }),
+            Input::Buffer(b) => {
+                json!({ "kind": "buffer", "size": b.len(), "bytes": b, "text": text })
+            }
+            Input::Aggregate(b) => {
+                json!({ "kind": "aggregate", "size": b.len(), "bytes": b, "text": text })
+            }
+            Input::SameAs(k) => json!({
+                "kind": "alias",
+                "of": w.inputs.get(*k).map(|(n, _)| n.clone()),
+            }),
+        };
+        o.insert(name.clone(), v);
+    }
+    Json::Object(o)
+}
+
 fn witness_json(w: &Witness) -> Json {
     json!({
+        "memory_inputs": memory_inputs_json(w),
         "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "old": behaviour_json(&w.old),
         "new": behaviour_json(&w.new),
@@ -181,8 +218,8 @@ fn client_text(f: &FunctionReport) -> Option<String> {
             format!(
                 "the change is observable through {name}, witness: {} (old {}, new {})",
                 inputs_text(&w.inputs),
-                behaviour_text(&w.old),
-                behaviour_text(&w.new)
+                behaviour_against(&w.old, Some(&w.new)),
+                behaviour_against(&w.new, Some(&w.old))
             )
         }
         (Verdict::PossiblyDifferent, _) => format!(
@@ -197,12 +234,24 @@ fn client_text(f: &FunctionReport) -> Option<String> {
 }
 
 fn behaviour_text(b: &Behaviour) -> String {
+    behaviour_against(b, None)
+}
+
+/// What one version did; with `other` (the other version's behaviour), the buffers are shown
+/// only where the two versions left different contents.
+pub(crate) fn behaviour_against(b: &Behaviour, other: Option<&Behaviour>) -> String {
     if let Some(steps) = b.diverged {
         return format!("does not return within {steps} interpreter steps");
     }
     let mut parts = vec![format!("returns {}", b.ret)];
     for (n, v) in &b.globals {
         parts.push(format!("{n} = {v}"));
+    }
+    for (n, v) in &b.memory {
+        let same = other.is_some_and(|o| o.memory.iter().any(|(m, w)| m == n && w == v));
+        if !same {
+            parts.push(format!("{n}[] = {v}"));
+        }
     }
     if !b.output.is_empty() {
         parts.push(format!("prints {:?}", String::from_utf8_lossy(&b.output)));
@@ -337,8 +386,8 @@ fn witness_heading(w: &Witness) -> String {
 /// inputs.
 fn witness_lines(w: &Witness) -> Vec<String> {
     let mut out = vec![
-        format!("old: {}", behaviour_text(&w.old)),
-        format!("new: {}", behaviour_text(&w.new)),
+        format!("old: {}", behaviour_against(&w.old, Some(&w.new))),
+        format!("new: {}", behaviour_against(&w.new, Some(&w.old))),
     ];
     if let (Some(nu), Some(len)) = (w.loop_bound, w.path_len) {
         out.push(format!(

@@ -21,7 +21,7 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
             .into(),
     );
     a.push("observable behaviour: the return value (aggregates field by field), globals the call changes, output and calls to functions outside the file with their arguments, and termination; equivalent means equal behaviour on every input, including that one version returns exactly when the other does (partially-equivalent: equal wherever both return)".into());
-    a.push("memory is tracked for struct fields and array elements of variables at known offsets; reads through pointers are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version".into());
+    a.push("memory is tracked for struct fields and array elements of variables at known offsets; reads through pointers are unknown values; stores through pointers and calls forget the globals and address-taken variables of their version; a witness points each pointer parameter at a fresh buffer holding exactly the bytes it shows (an access outside it is undefined behaviour, and such an input is discarded), at the buffer of an earlier parameter (aliasing), or at NULL, and compares the buffers' final contents".into());
     a.push("an unknown function called with equal arguments at matched points returns equal results and has equal effects in both versions; calls to it are compared as effects".into());
     a.push(format!(
         "numeric domain {}, canonization {} at {} points, widening after {} iterations",

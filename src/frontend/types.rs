@@ -174,6 +174,7 @@ impl Tables {
             size: 0,
             align: 1,
             complete: false,
+            typedef_name: None,
         });
         if !name.is_empty() {
             self.bind_tag(name, id);

@@ -371,28 +371,10 @@ impl Printer<'_> {
     }
 
     fn base_name(&self, t: &CType) -> String {
+        if let Some(n) = crate::ir::arith_c_name(t) {
+            return n;
+        }
         match t {
-            CType::Void => "void".into(),
-            CType::Bool => "_Bool".into(),
-            CType::Int { bits, signed } => {
-                let n = match bits {
-                    8 => "char",
-                    16 => "short",
-                    32 => "int",
-                    64 => "long",
-                    128 => "__int128",
-                    _ => return format!("{}int{bits}", if *signed { "" } else { "u" }),
-                };
-                if *signed {
-                    n.into()
-                } else if *bits == 32 {
-                    "unsigned".into()
-                } else {
-                    format!("unsigned {n}")
-                }
-            }
-            CType::Float => "float".into(),
-            CType::Double => "double".into(),
             CType::Struct(s) => match self.prog.structs.get(s.index()) {
                 Some(d) => {
                     let kw = if d.is_union { "union" } else { "struct" };
@@ -405,7 +387,7 @@ impl Printer<'_> {
                 None => format!("struct <{}>", s.index()),
             },
             // Derived types are handled by `decl`.
-            CType::Ptr(_) | CType::Array(..) | CType::Func(_) => self.decl(t, ""),
+            _ => self.decl(t, ""),
         }
     }
 }

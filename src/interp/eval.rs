@@ -102,7 +102,7 @@ fn compare<T: PartialOrd>(op: BinOp, a: T, b: T) -> Option<bool> {
 }
 
 /// Bytes of a scalar of type `t` (little-endian).
-pub(super) fn scalar_bytes(t: &CType, v: Value, size: usize) -> Vec<u8> {
+pub fn scalar_bytes(t: &CType, v: Value, size: usize) -> Vec<u8> {
     match t {
         CType::Float => as_f32(v).to_bits().to_le_bytes().to_vec(),
         CType::Double => as_f64(v).to_bits().to_le_bytes().to_vec(),
@@ -114,7 +114,7 @@ pub(super) fn scalar_bytes(t: &CType, v: Value, size: usize) -> Vec<u8> {
 }
 
 /// The scalar of type `t` stored in `bytes`.
-pub(super) fn scalar_from_bytes(t: &CType, bytes: &[u8]) -> Option<Value> {
+pub fn scalar_from_bytes(t: &CType, bytes: &[u8]) -> Option<Value> {
     let raw = || {
         let mut b = [0u8; 16];
         let n = bytes.len().min(16);
@@ -132,24 +132,10 @@ pub(super) fn scalar_from_bytes(t: &CType, bytes: &[u8]) -> Option<Value> {
 }
 
 fn type_text(t: &CType) -> String {
+    if let Some(n) = crate::ir::arith_c_name(t) {
+        return n;
+    }
     match t {
-        CType::Bool => "_Bool".into(),
-        CType::Int { bits, signed } => {
-            let n = match bits {
-                8 => "char",
-                16 => "short",
-                32 => "int",
-                64 => "long",
-                _ => "__int128",
-            };
-            if *signed {
-                n.into()
-            } else {
-                format!("unsigned {n}")
-            }
-        }
-        CType::Float => "float".into(),
-        CType::Double => "double".into(),
         CType::Ptr(_) => "pointer".into(),
         CType::Array(e, n) => format!(
             "{}[{}]",
@@ -157,8 +143,7 @@ fn type_text(t: &CType) -> String {
             n.map(|n| n.to_string()).unwrap_or_default()
         ),
         CType::Struct(_) => "struct".into(),
-        CType::Void => "void".into(),
-        CType::Func(_) => "function".into(),
+        _ => "function".into(),
     }
 }
 
@@ -191,6 +176,15 @@ impl<'a> Interp<'a> {
                 .get(g as usize)
                 .map_or_else(|| "?".into(), |g| g.name.clone()),
             Desc::Str(_) => "a string literal".into(),
+            Desc::Input(k) => {
+                let name = self
+                    .frames
+                    .first()
+                    .and_then(|fr| prog.functions.get(fr.func))
+                    .and_then(|f| f.func.params.get(k as usize).map(|p| f.func.var(*p)))
+                    .map_or_else(|| format!("parameter {k}"), |v| format!("`{}`", v.name));
+                format!("the buffer {name} points to")
+            }
         }
     }
 
@@ -199,7 +193,7 @@ impl<'a> Interp<'a> {
         let ub = |msg: String| RunError::Ub { msg, line };
         let name = |d| {
             let n = self.desc_name(d);
-            if matches!(d, Desc::Str(_)) {
+            if matches!(d, Desc::Str(_) | Desc::Input(_)) {
                 n
             } else {
                 format!("`{n}`")

@@ -26,6 +26,8 @@ pub(super) enum Desc {
     },
     Global(u32),
     Str(u32),
+    /// The caller's buffer a pointer parameter (by index) points to at a top-level call.
+    Input(u32),
 }
 
 pub(super) struct Obj {
@@ -175,6 +177,14 @@ impl Memory {
                     self.free.push(id);
                 }
             }
+        }
+    }
+
+    /// Size of a live object.
+    pub fn len(&self, id: u32) -> Option<u64> {
+        match self.slots.get(id as usize) {
+            Some(Slot::Live(o)) => Some(o.bytes.len() as u64),
+            _ => None,
         }
     }
 

@@ -20,6 +20,7 @@ mod memory;
 mod observe;
 mod product;
 
+pub use eval::{scalar_bytes, scalar_from_bytes};
 pub use literal::{format_value, parse_arg};
 pub use observe::{same_scalar, Observed};
 pub use product::run_correlated;
@@ -27,7 +28,7 @@ pub use product::run_correlated;
 use std::collections::HashMap;
 use std::fmt;
 
-use eval::{is_aggregate, scalar_from_bytes};
+use eval::is_aggregate;
 use memory::{encode, Desc, Memory};
 
 use crate::gcl::GclProgram;
@@ -47,6 +48,36 @@ pub enum Value {
     Int(i128),
     Float(f32),
     Double(f64),
+}
+
+/// An argument of a top-level call ([`Interp::call_args`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A scalar, converted to the parameter's type as by assignment.
+    Scalar(Value),
+    /// An aggregate (struct, union) passed by value: exactly its bytes, all initialized.
+    Aggregate(Vec<u8>),
+    /// A pointer parameter: the address of a fresh buffer of the caller holding these bytes
+    /// (all initialized; reads and writes past them are out of bounds).
+    Buffer(Vec<u8>),
+    /// The same pointer as argument `k`, which is a [`Arg::Buffer`] (the two alias).
+    SameAs(usize),
+}
+
+/// Where a pointer a call gave back points, in terms the caller can name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Null,
+    /// Into the buffer of argument `arg`, `off` bytes from its start.
+    Input {
+        arg: usize,
+        off: u64,
+    },
+    /// The function of that name.
+    Function(String),
+    /// Anywhere else (a global, a string literal, a dead local, an invalid address): not
+    /// nameable across two versions.
+    Other,
 }
 
 /// The result of a successful call.
@@ -144,6 +175,8 @@ pub struct Interp<'a> {
     /// When set, the branch outcomes of the called function's own frame: (instruction, guard
     /// true), at most this many ([`Interp::call_traced`]).
     trace: Option<(Vec<(u32, bool)>, usize)>,
+    /// Memory object of each [`Arg::Buffer`] of the last top-level call, by argument index.
+    inputs: Vec<(usize, u32)>,
 }
 
 impl<'a> Interp<'a> {
@@ -167,6 +200,7 @@ impl<'a> Interp<'a> {
             observed: Vec::new(),
             observed_entry: Vec::new(),
             trace: None,
+            inputs: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -186,6 +220,31 @@ impl<'a> Interp<'a> {
     /// Bytes written by `putchar` in the last call.
     pub fn output(&self) -> &[u8] {
         &self.output
+    }
+
+    /// The bytes of argument `arg`'s buffer as the last call left them (`None`: the argument
+    /// was no [`Arg::Buffer`]).
+    pub fn input_bytes(&self, arg: usize) -> Option<Vec<u8>> {
+        let &(_, id) = self.inputs.iter().find(|(k, _)| *k == arg)?;
+        let (bytes, _) = self.mem.read(encode(id, 0), self.mem.len(id)?).ok()?;
+        Some(bytes.to_vec())
+    }
+
+    /// Where the pointer value `addr` points, as the caller of the last call can name it.
+    pub fn target(&self, addr: u64) -> Target {
+        match memory::decode(addr) {
+            memory::Ptr::Null => Target::Null,
+            memory::Ptr::Obj { id, off } => self
+                .inputs
+                .iter()
+                .find(|(_, i)| *i == id)
+                .map_or(Target::Other, |&(arg, _)| Target::Input { arg, off }),
+            memory::Ptr::Func(i) => self
+                .fn_names
+                .get(i as usize)
+                .map_or(Target::Other, |n| Target::Function(n.clone())),
+            memory::Ptr::Invalid => Target::Other,
+        }
     }
 
     /// Index of `name` in the function-address table.
@@ -251,7 +310,8 @@ impl<'a> Interp<'a> {
         args: &[Value],
         vars: &[VarId],
     ) -> Result<(RunOutcome, Vec<Option<Observed>>), RunError> {
-        self.call_observe_both(func, args, vars)
+        let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
+        self.call_observe_both(func, &args, vars)
             .map(|(out, _, finals)| (out, finals))
     }
 
@@ -262,13 +322,13 @@ impl<'a> Interp<'a> {
     pub fn call_observe_both(
         &mut self,
         func: &str,
-        args: &[Value],
+        args: &[Arg],
         vars: &[VarId],
     ) -> Result<(RunOutcome, Vec<Option<Observed>>, Vec<Option<Observed>>), RunError> {
         self.observe = vars.to_vec();
         self.observed = vec![None; vars.len()];
         self.observed_entry = vec![None; vars.len()];
-        let r = self.call(func, args);
+        let r = self.call_args(func, args);
         self.observe.clear();
         let observed = std::mem::take(&mut self.observed);
         let entry = std::mem::take(&mut self.observed_entry);
@@ -316,6 +376,13 @@ impl<'a> Interp<'a> {
 
     /// Call `func` with `args` (converted to the parameter types as by assignment).
     pub fn call(&mut self, func: &str, args: &[Value]) -> Result<RunOutcome, RunError> {
+        let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
+        self.call_args(func, &args)
+    }
+
+    /// Call `func` with arguments that may be aggregates and buffers ([`Arg`]). The buffers
+    /// stay readable after the call ([`Interp::input_bytes`]) until the next call.
+    pub fn call_args(&mut self, func: &str, args: &[Arg]) -> Result<RunOutcome, RunError> {
         let prog = self.prog;
         let Some(&fi) = self.funcs.get(func) else {
             return Err(RunError::BadArgs(format!("no function named `{func}`")));
@@ -333,20 +400,55 @@ impl<'a> Interp<'a> {
         if let Some(e) = &self.init_error {
             return Err(e.clone());
         }
+        for (_, id) in std::mem::take(&mut self.inputs) {
+            self.mem.free(id);
+        }
         let mut argv = Vec::with_capacity(args.len());
-        for (a, p) in args.iter().zip(params) {
-            let ty = gf.func.var(*p).ty.clone();
-            if !ty.is_scalar() {
-                return Err(RunError::BadArgs(format!(
-                    "parameter `{}` is not a scalar; it cannot be given on the command line",
-                    gf.func.var(*p).name
-                )));
-            }
+        for (k, (a, p)) in args.iter().zip(params).enumerate() {
+            let info = gf.func.var(*p);
+            let ty = info.ty.clone();
             self.line = gf.func.line.0;
-            let v = self
-                .convert(*a, &ty)
-                .map_err(|e| RunError::BadArgs(e.to_string()))?;
-            argv.push(Data::Scalar(v));
+            let bad = |what: &str| {
+                Err(RunError::BadArgs(format!(
+                    "parameter `{}` {what}",
+                    info.name
+                )))
+            };
+            let data = match a {
+                Arg::Scalar(v) if ty.is_scalar() => Data::Scalar(
+                    self.convert(*v, &ty)
+                        .map_err(|e| RunError::BadArgs(e.to_string()))?,
+                ),
+                Arg::Scalar(_) => {
+                    return bad("is not a scalar; it cannot be given on the command line")
+                }
+                Arg::Aggregate(bytes)
+                    if !ty.is_scalar() && bytes.len() as u64 == self.size_of(&ty) =>
+                {
+                    Data::Agg(bytes.clone(), vec![true; bytes.len()])
+                }
+                Arg::Aggregate(_) => return bad("is not an aggregate of that size"),
+                Arg::Buffer(bytes) if ty.is_pointer() => {
+                    let id = self
+                        .mem
+                        .alloc(Desc::Input(k as u32), bytes.len() as u64, true)
+                        .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
+                    if let Some(o) = self.mem.obj_mut(id) {
+                        o.bytes.copy_from_slice(bytes);
+                        o.escaped = true;
+                    }
+                    self.inputs.push((k, id));
+                    Data::Scalar(Value::Int(i128::from(encode(id, 0))))
+                }
+                Arg::Buffer(_) => return bad("is not a pointer"),
+                Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
+                    Some(&(_, id)) if ty.is_pointer() => {
+                        Data::Scalar(Value::Int(i128::from(encode(id, 0))))
+                    }
+                    _ => return bad("aliases an argument that is not an earlier buffer"),
+                },
+            };
+            argv.push(data);
         }
         // Run on a thread with a large stack: expression evaluation recurses.
         let spawned = std::thread::scope(|s| {

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value as Json};
 
 use super::{
-    behaviour_text, config_change_json, function_details, function_json, inputs_text, lines_at,
+    behaviour_against, config_change_json, function_details, function_json, inputs_text, lines_at,
 };
 use crate::config_changes::ConfigChange;
 use crate::diff::{describe_config_change, FunctionReport, Report, Verdict};
@@ -350,8 +350,8 @@ impl Run {
                 f.name,
                 f.verdict.as_str(),
                 inputs_text(&w.inputs),
-                behaviour_text(&w.old),
-                behaviour_text(&w.new)
+                behaviour_against(&w.old, Some(&w.new)),
+                behaviour_against(&w.new, Some(&w.old))
             ),
             None => format!(
                 "{}: {}: {}\n",

@@ -10,6 +10,7 @@ use crate::correlate::DiffKind;
 use crate::delta::{Delta, DiffState, EqState, PointDelta};
 use crate::diag::{Note, NoteKind};
 use crate::diff::{FunctionReport, Report, Verdict};
+use crate::witness::memory::Input;
 use crate::witness::{Behaviour, Witness};
 
 fn function(name: &str, verdict: Verdict) -> FunctionReport {
@@ -67,6 +68,7 @@ fn behaviour(ret: &str) -> Behaviour {
         ret: ret.to_string(),
         globals: vec![],
         modified: vec![],
+        memory: vec![],
         output: vec![],
         diverged: None,
     }
@@ -95,6 +97,7 @@ pub(super) fn sample() -> Report {
     new.diverged = Some(100);
     diff.witness = Some(Witness {
         inputs: vec![("x".into(), "0".into()), ("y".into(), "-2".into())],
+        args: vec![Input::Scalar("0".into()), Input::Scalar("-2".into())],
         old,
         new,
         strategy: "seed".into(),

@@ -23,9 +23,10 @@ use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 use crate::correlate::{Correlated, Side};
-use crate::interp::Interp;
+use crate::interp::{Arg, Interp, Value};
 
 use super::dfa::Edge;
+use super::memory::Input;
 use super::{Runner, Witness};
 
 /// Longest trace followed (edges); longer runs are cut, their tails never negated.
@@ -137,8 +138,17 @@ fn explore(
 /// The branch outcomes of the product on `vals` (a run stopped by undefined behaviour or the
 /// budget still gives the prefix it followed).
 pub(super) fn product_trace(c: &Correlated, r: &Runner, vals: &[i128]) -> Option<Vec<Edge>> {
-    let lits: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
-    let args = r.args(&lits)?.0;
+    // The product runs on scalars only: buffers are the witness runs' business.
+    let inputs: Vec<Input> = vals.iter().map(|v| Input::Scalar(v.to_string())).collect();
+    let args: Vec<Value> = r
+        .args(&inputs)?
+        .0
+        .into_iter()
+        .map(|a| match a {
+            Arg::Scalar(v) => Some(v),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
     let mut it = Interp::new(&c.program).with_budget(r.opts.step_budget);
     let (_, edges) = it.call_traced(&c.product().name, &args, MAX_TRACE);
     Some(

@@ -2,19 +2,22 @@
 //!
 //! Takes the two loaded programs, the function, and the differing states of Δ; gives a
 //! [`Witness`] — inputs on which the two versions, each run alone by the concrete interpreter
-//! with C semantics, return different values, change globals differently or print different
-//! output — or nothing. Every candidate is executed; a candidate whose run hits undefined
-//! behaviour or the step budget is discarded, so a reported witness always reproduces.
+//! with C semantics, return different values, change globals differently, leave different
+//! bytes in the caller's buffers or print different output — or nothing. Every candidate is
+//! executed; a candidate whose run hits undefined behaviour or the step budget is discarded, so
+//! a reported witness always reproduces.
 //!
-//! Strategies, cheapest first: integer points of the differing states' input constraints
-//! (`seed`), then paths of the correlating program to the differing diff points solved with z3
-//! (`smt`, modules `dfa` and `smt`), then a bounded search over boundary and random values
-//! (`search`). Parameters are the inputs a witness sets; globals keep their initial values.
+//! Parameters are the inputs a witness sets (`memory`: scalars, buffers behind pointers,
+//! structs by value, aliasing); globals keep their initial values. The strategies, cheapest
+//! first, are in `search`; a returned pointer is compared by what it points into
+//! ([`memory::pointer_text`]), never by the interpreter's own addresses.
 
 mod concolic;
 mod dfa;
+pub mod memory;
 pub mod native;
 pub mod plane;
+mod search;
 mod smt;
 #[cfg(test)]
 mod testutil;
@@ -24,9 +27,10 @@ use std::time::{Duration, Instant};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::interp::{self, Interp, Observed, RunError, Value};
-use crate::ir::{CType, VarId, VarKind};
+use crate::interp::{self, Arg, Interp, Observed, RunError, Value};
+use crate::ir::{CType, Program, VarId, VarKind};
 use crate::limits::Budget;
+use memory::{Input, Param, Shape};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -59,6 +63,8 @@ pub struct Behaviour {
     pub globals: Vec<(String, String)>,
     /// Globals whose value the call changed (only those are observed, see [`differ`]).
     pub modified: Vec<String>,
+    /// Final contents of the buffers the pointer parameters point to, by parameter name.
+    pub memory: Vec<(String, String)>,
     /// Bytes printed with `putchar` and friends.
     pub output: Vec<u8>,
     /// Did not return within this many interpreter steps (then `ret` says so).
@@ -74,7 +80,10 @@ pub type Inputs = Vec<(String, String)>;
 
 #[derive(Clone, Debug)]
 pub struct Witness {
+    /// The inputs as C text, by parameter name.
     pub inputs: Inputs,
+    /// The same inputs as values (buffers as bytes), in parameter order.
+    pub args: Vec<Input>,
     pub old: Behaviour,
     pub new: Behaviour,
     /// Which strategy found it (`seed`, `smt`, `concolic`, `search`).
@@ -93,8 +102,26 @@ pub struct Witness {
     pub also: Vec<Inputs>,
 }
 
-/// Execute one version; `None` when the run is not a valid test (UB, budget, unsupported).
+/// Execute one version on scalar arguments; `None` when the run is not a valid test (UB,
+/// budget, unsupported).
 pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Option<Behaviour> {
+    let inputs: Vec<Input> = args
+        .iter()
+        .map(|v| Input::Scalar(format!("{v:?}")))
+        .collect();
+    let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
+    behave_args(prog, func, &args, &inputs, budget)
+}
+
+/// Execute one version on `args` (`inputs`: the same, as the witness states them, which names
+/// the buffers pointers returned point into).
+fn behave_args(
+    prog: &GclProgram,
+    func: &str,
+    args: &[Arg],
+    inputs: &[Input],
+    budget: u64,
+) -> Option<Behaviour> {
     let f = prog.function(func)?;
     let globals: Vec<VarId> = (0..f.func.vars.len())
         .map(VarId::new)
@@ -108,6 +135,7 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
                 ret: format!("does not return within {budget} steps"),
                 globals: vec![],
                 modified: vec![],
+                memory: vec![],
                 output: vec![],
                 diverged: Some(budget),
             })
@@ -115,7 +143,14 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
         Err(_) => return None,
     };
+    let params = witness_params(&prog.program, f).unwrap_or_default();
+    // A pointer means what it points to: addresses are the interpreter's own.
+    let pointer = |v: &Value| match v {
+        Value::Int(a) => memory::pointer_text(&params, inputs, &it.target(*a as u64)),
+        _ => "non-null".into(),
+    };
     let ret = match (&out.ret, &out.ret_bytes) {
+        (Some(v), _) if f.func.ret.is_pointer() => pointer(v),
         (Some(v), _) => interp::format_value(v, &f.func.ret),
         (None, Some((bytes, init))) => {
             Observed::aggregate(&prog.program.structs, &f.func.ret, bytes, init).to_c()
@@ -130,12 +165,28 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         if before.as_ref().is_none_or(|b| b.to_c() != after.to_c()) {
             modified.push(info.name.clone());
         }
-        shown.push((info.name.clone(), after.to_c()));
+        let text = match &after {
+            Observed::Scalar(v, t) if t.is_pointer() => pointer(v),
+            a => a.to_c(),
+        };
+        shown.push((info.name.clone(), text));
     }
+    let memory = params
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| match (&p.shape, inputs.get(k)) {
+            (Shape::Buffer { elem, .. }, Some(Input::Buffer(_))) => Some((
+                p.name.clone(),
+                memory::contents_text(&prog.program, elem, &it.input_bytes(k)?),
+            )),
+            _ => None,
+        })
+        .collect();
     Some(Behaviour {
         ret,
         globals: shown,
         modified,
+        memory,
         output: out.output,
         diverged: None,
     })
@@ -156,6 +207,12 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
     if !same_value(&a.ret, &b.ret) || a.output != b.output {
         return true;
     }
+    if a.memory
+        .iter()
+        .any(|(n, v)| b.memory.iter().any(|(m, w)| m == n && !same_value(v, w)))
+    {
+        return true;
+    }
     a.globals.iter().any(|(n, v)| {
         (a.modified.contains(n) || b.modified.contains(n))
             && b.globals.iter().any(|(m, w)| m == n && !same_value(v, w))
@@ -165,7 +222,7 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
 /// Whether two behaviours differ only in how equal values are written: the sign of a zero or
 /// the payload of a NaN (worth a note, not a witness).
 pub fn differ_only_in_bits(a: &Behaviour, b: &Behaviour) -> bool {
-    !differ(a, b) && (a.ret != b.ret || a.globals != b.globals)
+    !differ(a, b) && (a.ret != b.ret || a.globals != b.globals || a.memory != b.memory)
 }
 
 /// Equality of two C literals as observed values: numbers by value, floating values with `==`
@@ -247,7 +304,9 @@ struct Runner<'a> {
     old: &'a GclProgram,
     new: &'a GclProgram,
     func: &'a str,
-    params: Vec<(String, CType)>,
+    params: Vec<Param>,
+    /// The input of each non-scalar parameter while a strategy chooses the scalars.
+    fill: Vec<Input>,
     opts: &'a Options,
     runs: usize,
     start: Instant,
@@ -267,21 +326,27 @@ impl Runner<'_> {
             || self.budget.check().is_err()
     }
 
-    /// The arguments for `vals` (in parameter order) and their C literals; `None` when a value
+    /// The arguments for `inputs` (in parameter order) and their C text; `None` when a value
     /// does not fit its parameter's type.
-    fn args(&self, vals: &[String]) -> Option<(Vec<Value>, Inputs)> {
+    fn args(&self, inputs: &[Input]) -> Option<(Vec<Arg>, Inputs)> {
         let mut args = vec![];
         let mut lits = vec![];
-        for ((name, ty), v) in self.params.iter().zip(vals) {
-            let val = interp::parse_arg(v, ty).ok()?;
-            // A value the type cannot hold is not this input.
-            if let (Value::Int(x), Ok(want)) = (val, v.parse::<i128>()) {
-                if ty.is_integer() && x != want {
-                    return None;
+        for (k, (p, input)) in self.params.iter().zip(inputs).enumerate() {
+            let arg = input.arg(&p.shape)?;
+            let text = match (&arg, input) {
+                (Arg::Scalar(val), Input::Scalar(v)) => {
+                    // A value the type cannot hold is not this input.
+                    if let (Value::Int(x), Ok(want)) = (val, v.parse::<i128>()) {
+                        if p.ty.is_integer() && *x != want {
+                            return None;
+                        }
+                    }
+                    interp::format_value(val, &p.ty)
                 }
-            }
-            args.push(val);
-            lits.push((name.clone(), interp::format_value(&val, ty)));
+                _ => memory::input_text(&self.old.program, &self.params, k, input),
+            };
+            args.push(arg);
+            lits.push((p.name.clone(), text));
         }
         Some((args, lits))
     }
@@ -292,21 +357,38 @@ impl Runner<'_> {
         self.try_literals(&lits, strategy)
     }
 
-    /// Try one candidate given as C literals in parameter order (`NAN`, `-0.0`, `1e308`).
+    /// Try one candidate given as C literals in parameter order (`NAN`, `-0.0`, `1e308`); the
+    /// non-scalar parameters take their [`Runner::fill`].
     fn try_literals(&mut self, vals: &[String], strategy: &str) -> Option<Witness> {
+        let inputs: Vec<Input> = self
+            .params
+            .iter()
+            .zip(vals)
+            .enumerate()
+            .map(|(k, (p, v))| match p.shape {
+                Shape::Scalar(_) => Input::Scalar(v.clone()),
+                _ => self.fill.get(k).cloned().unwrap_or(Input::Null),
+            })
+            .collect();
+        self.try_inputs(&inputs, strategy)
+    }
+
+    /// Try one candidate: every parameter's input.
+    fn try_inputs(&mut self, inputs: &[Input], strategy: &str) -> Option<Witness> {
         if self.exhausted() {
             return None;
         }
-        let (args, lits) = self.args(vals)?;
+        let (args, lits) = self.args(inputs)?;
         self.runs += 1;
-        let mut o = behave(self.old, self.func, &args, self.opts.step_budget)?;
-        let mut n = behave(self.new, self.func, &args, self.opts.step_budget)?;
+        let run = |prog, budget| behave_args(prog, self.func, &args, inputs, budget);
+        let mut o = run(self.old, self.opts.step_budget)?;
+        let mut n = run(self.new, self.opts.step_budget)?;
         // A run out of steps while the other returned: run it again with a budget ten times
         // larger, so that a long loop is not taken for one that never ends.
         let longer = self.opts.step_budget.saturating_mul(CONFIRM_DIVERGENCE);
         match (o.diverged, n.diverged) {
-            (Some(_), None) => o = behave(self.old, self.func, &args, longer)?,
-            (None, Some(_)) => n = behave(self.new, self.func, &args, longer)?,
+            (Some(_), None) => o = run(self.old, longer)?,
+            (None, Some(_)) => n = run(self.new, longer)?,
             _ => {}
         }
         if self.bits_only.is_none() && differ_only_in_bits(&o, &n) {
@@ -314,6 +396,7 @@ impl Runner<'_> {
         }
         differ(&o, &n).then(|| Witness {
             inputs: lits,
+            args: inputs.to_vec(),
             old: o,
             new: n,
             strategy: strategy.to_string(),
@@ -336,20 +419,18 @@ fn params_of(f: &GclFunction) -> Vec<(String, CType)> {
         .collect()
 }
 
-/// Integer points of the differing states' inputs, in parameter order (0 where a state does not
-/// constrain a parameter).
-fn seeds(delta: &Delta, params: &[(String, CType)]) -> Vec<Vec<i128>> {
-    let mut out = vec![];
-    for d in delta.points.iter().flat_map(|p| &p.different) {
-        if let Some(seed) = &d.seed {
-            let vals = params
-                .iter()
-                .map(|(n, _)| seed.iter().find(|(m, _)| m == n).map_or(0, |x| x.1))
-                .collect();
-            out.push(vals);
-        }
-    }
-    out
+/// `f`'s parameters with the way a witness sets each; `None` when one cannot be set.
+fn witness_params(prog: &Program, f: &GclFunction) -> Option<Vec<Param>> {
+    params_of(f)
+        .into_iter()
+        .map(|(name, ty)| {
+            Some(Param {
+                shape: Shape::of(prog, &ty)?,
+                name,
+                ty,
+            })
+        })
+        .collect()
 }
 
 /// Search for a validated distinguishing input (`corr`: the correlating program, for the
@@ -368,13 +449,14 @@ pub fn search(
         new,
         func,
         params: vec![],
+        fill: vec![],
         opts,
         runs: 0,
         start: Instant::now(),
         budget,
         bits_only: None,
     };
-    let witness = search_with(&mut r, delta, corr);
+    let witness = search::run(&mut r, delta, corr);
     let notes = match (&witness, r.bits_only) {
         (None, Some(inputs)) => {
             let lits: Vec<String> = inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
@@ -393,175 +475,6 @@ pub fn search(
 pub struct Search {
     pub witness: Option<Witness>,
     pub notes: Vec<String>,
-}
-
-fn search_with(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> Option<Witness> {
-    let (old, new, func, opts) = (r.old, r.new, r.func, r.opts);
-    let fo = old.function(func)?;
-    let fnew = new.function(func)?;
-    if fo.func.params.len() != fnew.func.params.len() {
-        return None;
-    }
-    let params = params_of(fo);
-    if params.iter().any(|(_, t)| !t.is_arith()) {
-        return None;
-    }
-    r.params = params.clone();
-    // 1. Seeds: integer points of the differing states' inputs.
-    for vals in seeds(delta, &params) {
-        if let Some(w) = r.try_values(&vals, "seed") {
-            return Some(w);
-        }
-    }
-    // 2. Symbolic: paths to the differing diff points, solved with z3; at most 60% of the time
-    // left, the rest is the random search's.
-    if let Some(c) = corr {
-        let left = opts.time.saturating_sub(r.start.elapsed());
-        let deadline = Instant::now() + left.mul_f64(0.6);
-        if let Some(w) = dfa::search(c, delta, r, deadline) {
-            return Some(w);
-        }
-    }
-    // 3. Boundary and small values, then random ones.
-    let mut pool: Vec<i128> = vec![
-        0, 1, -1, 2, -2, 3, 7, 8, 10, 16, 42, 100, 127, 128, 255, 256, 1000, -128, -1000,
-    ];
-    for p in &delta.points {
-        for d in &p.different {
-            if let Some(seed) = &d.seed {
-                for (_, v) in seed {
-                    for x in [*v, v - 1, v + 1] {
-                        if !pool.contains(&x) {
-                            pool.push(x);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let k = params.len();
-    if k == 0 {
-        return r.try_values(&[], "search");
-    }
-    // Floating parameters: the values where IEEE arithmetic leaves the reals (NaN, infinities,
-    // signed zeros, the ends of exact integers, the extremes), others from the integer pool.
-    if params.iter().any(|(_, t)| t.is_float()) {
-        let specials = [
-            "0.0",
-            "-0.0",
-            "1.0",
-            "-1.0",
-            "0.5",
-            "NAN",
-            "INFINITY",
-            "-INFINITY",
-            "9007199254740992.0",
-            "-9007199254740993.0",
-            "1e308",
-            "-1e308",
-            "2.2250738585072014e-308",
-            "16777216.0",
-            "3.4028234663852886e38",
-            "1e-45",
-            "2.0",
-            "10.0",
-            "100.0",
-        ];
-        let ints = [
-            "0",
-            "1",
-            "-1",
-            "2",
-            "10",
-            "100",
-            "2147483647",
-            "-2147483648",
-        ];
-        let choices: Vec<Vec<&str>> = params
-            .iter()
-            .map(|(_, t)| {
-                if t.is_float() {
-                    specials.to_vec()
-                } else {
-                    ints.to_vec()
-                }
-            })
-            .collect();
-        let total: usize = choices.iter().map(Vec::len).product::<usize>().min(4096);
-        for i in 0..total {
-            let mut rest = i;
-            let vals: Vec<String> = choices
-                .iter()
-                .map(|c| {
-                    let v = c[rest % c.len()];
-                    rest /= c.len();
-                    v.to_string()
-                })
-                .collect();
-            if let Some(w) = r.try_literals(&vals, "search") {
-                return Some(w);
-            }
-            if r.exhausted() {
-                return None;
-            }
-        }
-    }
-    // All combinations of the pool for one or two parameters; diagonal-ish sweeps beyond.
-    if k <= 2 {
-        let n = pool.len();
-        for i in 0..n.pow(k as u32) {
-            let vals: Vec<i128> = (0..k).map(|j| pool[(i / n.pow(j as u32)) % n]).collect();
-            if let Some(w) = r.try_values(&vals, "search") {
-                return Some(w);
-            }
-            if r.exhausted() {
-                return None;
-            }
-        }
-    } else {
-        for (i, &a) in pool.iter().enumerate() {
-            for &b in &pool {
-                let vals: Vec<i128> = (0..k).map(|j| if j == i % k { b } else { a }).collect();
-                if let Some(w) = r.try_values(&vals, "search") {
-                    return Some(w);
-                }
-                if r.exhausted() {
-                    return None;
-                }
-            }
-        }
-    }
-    // 4. Alternating concolic execution from zero and the seeds, with half the time left (the
-    // random search gets the rest).
-    if let Some(c) = corr {
-        let left = opts.time.saturating_sub(r.start.elapsed());
-        let mut start = vec![vec![0; k]];
-        start.extend(seeds(delta, &params));
-        if let Some(w) = concolic::search(c, r, start, Instant::now() + left / 2) {
-            return Some(w);
-        }
-    }
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (func.len() as u64);
-    while !r.exhausted() {
-        let vals: Vec<i128> = params
-            .iter()
-            .map(|(_, t)| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let magnitude = [16i128, 256, 65536, 1 << 31][(state % 4) as usize];
-                let v = (state >> 8) as i128 % (2 * magnitude) - magnitude;
-                match t {
-                    CType::Int { signed: false, .. } | CType::Bool => v.abs(),
-                    _ => v,
-                }
-            })
-            .collect();
-        if let Some(w) = r.try_values(&vals, "search") {
-            return Some(w);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

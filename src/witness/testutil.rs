@@ -47,7 +47,8 @@ pub fn bench_pair(name: &str, func: &str) -> Pair {
 
 /// Run `f` with a fresh runner for `func` with a one-minute budget.
 pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) -> T {
-    let params = super::params_of(p.old.function(func).expect("function"));
+    let params = super::witness_params(&p.old.program, p.old.function(func).expect("function"))
+        .expect("parameters a witness can set");
     let opts = Options {
         time: Duration::from_secs(60),
         ..Default::default()
@@ -58,6 +59,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         new: &p.new,
         func,
         params,
+        fill: vec![],
         opts: &opts,
         runs: 0,
         start: Instant::now(),

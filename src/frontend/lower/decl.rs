@@ -59,6 +59,13 @@ impl Ctx<'_> {
         if volatile {
             self.tables.volatile_typedefs.insert(name.to_string());
         }
+        // An untagged struct is named by its first file-scope typedef.
+        if let CType::Struct(s) = ty {
+            let def = &mut self.tables.structs[s.index()];
+            if def.name.is_empty() && def.typedef_name.is_none() && self.tables.scopes.len() == 1 {
+                def.typedef_name = Some(name.to_string());
+            }
+        }
         self.tables
             .bind(name.to_string(), Binding::Typedef(ty.clone()));
         None

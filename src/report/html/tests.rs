@@ -122,6 +122,7 @@ fn plane(axes: &[(&str, &[i64])], outcome: impl Fn(&[i64]) -> Outcome) -> InputP
                 ret: r.into(),
                 globals: vec![],
                 modified: vec![],
+                memory: vec![],
                 output: vec![],
                 diverged: None,
             };

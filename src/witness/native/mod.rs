@@ -24,13 +24,19 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+mod harness;
+
+use super::memory::{self, Input, Shape};
 use super::{differ, Behaviour, Witness};
 use crate::diag::{Error, Limit};
 use crate::frontend;
 use crate::gcl::GclProgram;
-use crate::interp::{self, Value};
+use crate::interp::{self, Target, Value};
 use crate::ir::{CType, VarKind};
 use crate::resources::ChildLimits;
+use harness::harness;
+#[cfg(test)]
+use harness::{c_value, input_value};
 
 /// Sanitizers the harness is built with; float-to-int overflow is undefined in C and in the
 /// interpreter, so it is checked too.
@@ -86,7 +92,7 @@ pub fn validate(
     };
     let mut results = vec![];
     for (tag, v, claimed) in [("old", &old, &w.old), ("new", &new, &w.new)] {
-        let src = match harness(v, func, &w.inputs, claimed) {
+        let src = match harness(v, func, w, claimed) {
             Ok(s) => s,
             Err(e) => return Native::NotApplicable(e),
         };
@@ -114,8 +120,7 @@ pub fn validate(
         let res = run(
             &exe,
             &dir.0.join(format!("{tag}.out")),
-            v,
-            func,
+            (v, func, &w.args),
             timeout,
             &fe.child,
         );
@@ -170,6 +175,7 @@ pub fn compare(
     ] {
         if claimed.ret != native.ret
             || claimed.globals != native.globals
+            || claimed.memory != native.memory
             || claimed.output != native.output
         {
             return Native::Refuted(format!(
@@ -200,6 +206,7 @@ pub fn compare(
 fn describe(b: &Behaviour) -> String {
     let mut parts = vec![format!("returns {}", b.ret)];
     parts.extend(b.globals.iter().map(|(n, v)| format!("{n} = {v}")));
+    parts.extend(b.memory.iter().map(|(n, v)| format!("{n}[] = {v}")));
     if !b.output.is_empty() {
         parts.push(format!("prints {:?}", String::from_utf8_lossy(&b.output)));
     }
@@ -231,8 +238,10 @@ fn observable(v: &Version, func: &str, b: &Behaviour) -> Behaviour {
         .function(func)
         .is_some_and(|f| f.func.ret.is_pointer());
     Behaviour {
-        ret: if ret_ptr {
-            pointer_text(&b.ret)
+        // A returned pointer is named by the buffer it points into; a function's address
+        // is just non-null to native code.
+        ret: if ret_ptr && b.ret.starts_with('&') {
+            "non-null".into()
         } else {
             b.ret.clone()
         },
@@ -246,161 +255,10 @@ fn observable(v: &Version, func: &str, b: &Behaviour) -> Behaviour {
             })
             .collect(),
         modified: b.modified.clone(),
+        memory: b.memory.clone(),
         output: b.output.clone(),
         diverged: b.diverged,
     }
-}
-
-/// The C name of a scalar type as the harness declares it.
-fn c_type(t: &CType) -> Option<&'static str> {
-    Some(match t {
-        CType::Bool => "_Bool",
-        CType::Int { bits, signed } => match (bits, signed) {
-            (8, true) => "signed char",
-            (8, false) => "unsigned char",
-            (16, true) => "short",
-            (16, false) => "unsigned short",
-            (32, true) => "int",
-            (32, false) => "unsigned int",
-            (64, true) => "long long",
-            (64, false) => "unsigned long long",
-            _ => return None,
-        },
-        CType::Float => "float",
-        CType::Double => "double",
-        _ => return None,
-    })
-}
-
-/// A C expression of type `t` denoting exactly `v`.
-fn c_value(v: &Value, t: &CType) -> Option<String> {
-    let ty = c_type(t)?;
-    Some(match *v {
-        // Through the 64-bit pattern: no literal of the most negative value exists in C.
-        Value::Int(i) => format!("({ty}){:#x}ULL", i as u64),
-        Value::Double(x) => format!("({ty})dizy_f64(0x{:016x}ULL)", x.to_bits()),
-        Value::Float(x) => format!("({ty})dizy_f32(0x{:08x}U)", x.to_bits()),
-    })
-}
-
-/// An input literal as the witness prints it (`NAN`/`INFINITY` included), as a value of `t`.
-fn input_value(lit: &str, t: &CType) -> Result<Value, String> {
-    let special = match lit.trim_end_matches('f') {
-        "NAN" => Some(f64::NAN),
-        "INFINITY" => Some(f64::INFINITY),
-        "-INFINITY" => Some(f64::NEG_INFINITY),
-        _ => None,
-    };
-    match (special, t) {
-        (Some(x), CType::Double) => Ok(Value::Double(x)),
-        (Some(x), CType::Float) => Ok(Value::Float(x as f32)),
-        _ => interp::parse_arg(lit, t),
-    }
-}
-
-/// The harness for one version: call `func` on `inputs`, write the return value and the
-/// globals of `claimed` to the file named by `argv[1]`.
-fn harness(
-    v: &Version,
-    func: &str,
-    inputs: &[(String, String)],
-    claimed: &Behaviour,
-) -> Result<String, String> {
-    let f = &v
-        .prog
-        .function(func)
-        .ok_or_else(|| format!("no function `{func}`"))?
-        .func;
-    if f.params.len() != inputs.len() || f.variadic {
-        return Err(format!(
-            "`{func}` takes {} parameters, the witness gives {}",
-            f.params.len(),
-            inputs.len()
-        ));
-    }
-    let source = v
-        .source
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", v.source.display()))?;
-    let mut s = String::new();
-    s.push_str("#include <stdio.h>\n");
-    // The harness has its own `main`; the analysed one (if any) is called by its new name.
-    s.push_str("#define main dizy_user_main\n");
-    s.push_str(&format!(
-        "#include \"{}\"\n#undef main\n\n",
-        c_string(&source)
-    ));
-    s.push_str(
-        "static double dizy_f64(unsigned long long b) { double x; __builtin_memcpy(&x, &b, 8); return x; }\n\
-         static float dizy_f32(unsigned int b) { float x; __builtin_memcpy(&x, &b, 4); return x; }\n\n\
-         int main(int dizy_argc, char **dizy_argv)\n{\n",
-    );
-    let mut args = vec![];
-    for (i, (p, (name, lit))) in f.params.iter().zip(inputs).enumerate() {
-        let t = &f.var(*p).ty;
-        let val = input_value(lit, t).map_err(|e| format!("input {name} = {lit}: {e}"))?;
-        let (Some(ty), Some(e)) = (c_type(t), c_value(&val, t)) else {
-            return Err(format!("parameter `{name}` is not an arithmetic scalar"));
-        };
-        s.push_str(&format!("    {ty} dizy_a{i} = {e};\n"));
-        args.push(format!("dizy_a{i}"));
-    }
-    let callee = if func == "main" {
-        "dizy_user_main"
-    } else {
-        func
-    };
-    let call = format!("{callee}({})", args.join(", "));
-    s.push_str("    (void)dizy_argc;\n");
-    let ret = if f.ret == CType::Void {
-        s.push_str(&format!("    {call};\n"));
-        None
-    } else {
-        s.push_str(&format!("    __typeof__({call}) dizy_r = {call};\n"));
-        Some(("dizy_r".to_string(), f.ret.clone()))
-    };
-    // The result file is opened after the call: a run that never returns leaves none.
-    s.push_str(
-        "    fflush(stdout);\n    FILE *dizy_out = fopen(dizy_argv[1], \"w\");\n\
-         \x20   if (!dizy_out) return 3;\n",
-    );
-    let mut emit = |label: &str, expr: &str, t: &CType| -> Result<(), String> {
-        let line = match t {
-            CType::Bool | CType::Int { signed: false, .. } => {
-                format!("\"{label} %llu\\n\", (unsigned long long){expr}")
-            }
-            CType::Int { signed: true, .. } => format!("\"{label} %lld\\n\", (long long){expr}"),
-            CType::Double => format!(
-                "\"{label} %llx\\n\", ({{ double dizy_d = {expr}; unsigned long long dizy_b; \
-                 __builtin_memcpy(&dizy_b, &dizy_d, 8); dizy_b; }})"
-            ),
-            CType::Float => format!(
-                "\"{label} %x\\n\", ({{ float dizy_d = {expr}; unsigned int dizy_b; \
-                 __builtin_memcpy(&dizy_b, &dizy_d, 4); dizy_b; }})"
-            ),
-            CType::Ptr(_) => format!("\"{label} %d\\n\", {expr} != 0"),
-            _ => return Err(format!("`{label}` is not a scalar")),
-        };
-        s.push_str(&format!("    fprintf(dizy_out, {line});\n"));
-        Ok(())
-    };
-    if let Some((r, t)) = &ret {
-        emit("return", r, t)?;
-    }
-    for (g, _) in claimed.globals.iter().filter(|(g, _)| nameable(g)) {
-        let t = global_type(v, func, g).ok_or_else(|| format!("global `{g}` not found"))?;
-        emit(&format!("global {g}"), g, t)?;
-    }
-    s.push_str("    return fclose(dizy_out) != 0;\n}\n");
-    Ok(s)
-}
-
-/// A path as the body of a C string literal.
-fn c_string(p: &Path) -> String {
-    p.display()
-        .to_string()
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
 }
 
 /// Why a harness was not built.
@@ -471,8 +329,7 @@ fn compile(
 fn run(
     exe: &Path,
     out: &Path,
-    v: &Version,
-    func: &str,
+    (v, func, inputs): (&Version, &str, &[Input]),
     timeout: Duration,
     child: &ChildLimits,
 ) -> RunResult {
@@ -510,12 +367,18 @@ fn run(
         Ok(t) => t,
         Err(_) => return RunResult::Failed("did not return (no result written)".into()),
     };
-    parse_result(&text, v, func, r.stdout).map_or_else(RunResult::Failed, RunResult::Ran)
+    parse_result(&text, (v, func, inputs), r.stdout).map_or_else(RunResult::Failed, RunResult::Ran)
 }
 
 /// Turn the harness's result file into a [`Behaviour`] in the interpreter's formatting.
-fn parse_result(text: &str, v: &Version, func: &str, output: Vec<u8>) -> Result<Behaviour, String> {
-    let f = &v.prog.function(func).ok_or("function vanished")?.func;
+fn parse_result(
+    text: &str,
+    (v, func, inputs): (&Version, &str, &[Input]),
+    output: Vec<u8>,
+) -> Result<Behaviour, String> {
+    let gf = v.prog.function(func).ok_or("function vanished")?;
+    let f = &gf.func;
+    let params = super::witness_params(&v.prog.program, gf).unwrap_or_default();
     let bad = |l: &str| format!("wrote an unreadable result line {l:?}");
     let value = |word: &str, t: &CType| -> Option<String> {
         Some(match t {
@@ -535,6 +398,7 @@ fn parse_result(text: &str, v: &Version, func: &str, output: Vec<u8>) -> Result<
         ret: "void".into(),
         globals: vec![],
         modified: vec![],
+        memory: vec![],
         output,
         diverged: None,
     };
@@ -542,6 +406,41 @@ fn parse_result(text: &str, v: &Version, func: &str, output: Vec<u8>) -> Result<
         let words: Vec<&str> = l.split(' ').collect();
         match words.as_slice() {
             ["return", w] => b.ret = value(w, &f.ret).ok_or_else(|| bad(l))?,
+            ["return", at, off] => {
+                let arg = at.strip_prefix('@').and_then(|a| a.parse().ok());
+                let (Some(arg), Ok(off)) = (arg, off.parse()) else {
+                    return Err(bad(l));
+                };
+                b.ret = memory::pointer_text(&params, inputs, &Target::Input { arg, off });
+            }
+            ["mem", k, hex] => {
+                let k: usize = k.parse().map_err(|_| bad(l))?;
+                let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
+                    .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
+                    .collect();
+                let (Some(bytes), Some(p)) = (bytes, params.get(k)) else {
+                    return Err(bad(l));
+                };
+                let Shape::Buffer { elem, .. } = &p.shape else {
+                    return Err(bad(l));
+                };
+                b.memory.push((
+                    p.name.clone(),
+                    memory::contents_text(&v.prog.program, elem, &bytes),
+                ));
+            }
+            ["mem", k] => {
+                // An empty buffer.
+                let p = k
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|k| params.get(k))
+                    .ok_or_else(|| bad(l))?;
+                b.memory.push((
+                    p.name.clone(),
+                    memory::contents_text(&v.prog.program, &CType::CHAR, &[]),
+                ));
+            }
             ["global", g, w] => {
                 let t = global_type(v, func, g).ok_or_else(|| bad(l))?;
                 b.globals
@@ -681,6 +580,7 @@ mod tests {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
             modified: globals.iter().map(|(n, _)| n.to_string()).collect(),
+            memory: vec![],
             output: out.as_bytes().to_vec(),
             diverged: None,
         }
@@ -719,6 +619,26 @@ mod tests {
         assert!(matches!(
             compare((&o, &wrong_output), (&n, &n), "cc"),
             Native::Refuted(_)
+        ));
+    }
+
+    #[test]
+    fn buffers_count_as_results_both_ways() {
+        let mem = |v: &str| {
+            let mut x = b("void", &[], "");
+            x.memory = vec![("p".into(), v.into())];
+            x
+        };
+        let (o, n) = (mem("{1}"), mem("{0}"));
+        // A difference only in the buffer is confirmed…
+        assert!(matches!(
+            compare((&o, &o.clone()), (&n, &n.clone()), "cc"),
+            Native::Confirmed(_)
+        ));
+        // …and a buffer native code left otherwise refutes the witness.
+        assert!(matches!(
+            compare((&o, &mem("{2}")), (&n, &n.clone()), "cc"),
+            Native::Refuted(s) if s.contains("p[] = {2}")
         ));
     }
 

@@ -1,0 +1,572 @@
+//! Memory inputs of a witness: buffers behind pointer parameters, aggregates passed by value,
+//! and aliasing between pointer parameters.
+//!
+//! Takes a function's parameter types and both versions' code; gives how a witness sets each
+//! parameter ([`Shape`]), candidate values for the search ([`Candidates`]: small buffers,
+//! strings over an alphabet of the constants both versions compare against, struct fields from
+//! a pool), their interpreter arguments ([`Input::arg`]) and their C text — `"ab\x80"` (a
+//! NUL-terminated `char` buffer), `(char[2]){"ab"}` (one without the NUL), `(int[3]){1, 2, 3}`,
+//! `(struct P){.a = 1, .b = 2}`, `NULL`, and the name of the parameter another one aliases.
+//! Used by the search in `witness` and by `native`, which builds the same bytes in its harness.
+//!
+//! A buffer holds exactly the bytes given: the interpreter reports any access past them as
+//! undefined behaviour, so a candidate that is too small is discarded, never mistaken for a
+//! difference.
+
+use crate::interp::{self, Arg, Observed, Target, Value};
+use crate::ir::{CType, Program};
+
+/// How a witness sets one parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// An arithmetic value, given as a C literal.
+    Scalar(CType),
+    /// A pointer to a caller-owned buffer of `elem`s (`void *` as bytes).
+    Buffer { elem: CType, elem_size: u64 },
+    /// A struct or union passed by value.
+    Aggregate { ty: CType, size: u64 },
+}
+
+impl Shape {
+    /// The shape of a parameter of type `ty`; `None` when no witness can set it (pointers to
+    /// pointers or functions, incomplete types).
+    pub fn of(prog: &Program, ty: &CType) -> Option<Shape> {
+        let complete = |t: &CType| match t {
+            CType::Struct(s) => prog.structs[s.index()].complete && prog.size_of(t) > 0,
+            _ => true,
+        };
+        Some(match ty {
+            t if t.is_arith() => Shape::Scalar(t.clone()),
+            CType::Ptr(p) => {
+                let elem = match &**p {
+                    CType::Void => CType::UCHAR,
+                    t if t.is_arith() => t.clone(),
+                    t @ CType::Struct(_) if complete(t) => t.clone(),
+                    _ => return None,
+                };
+                Shape::Buffer {
+                    elem_size: prog.size_of(&elem),
+                    elem,
+                }
+            }
+            t @ CType::Struct(_) if complete(t) => Shape::Aggregate {
+                ty: t.clone(),
+                size: prog.size_of(t),
+            },
+            _ => return None,
+        })
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Shape::Scalar(_))
+    }
+}
+
+/// The value a witness gives one parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// A C literal of an arithmetic type.
+    Scalar(String),
+    /// A null pointer.
+    Null,
+    /// A buffer holding exactly these bytes.
+    Buffer(Vec<u8>),
+    /// A struct or union's bytes.
+    Aggregate(Vec<u8>),
+    /// The same pointer as parameter `k` (an earlier [`Input::Buffer`]).
+    SameAs(usize),
+}
+
+impl Input {
+    /// The interpreter argument; `None` when a scalar literal does not fit its type.
+    pub fn arg(&self, shape: &Shape) -> Option<Arg> {
+        Some(match (self, shape) {
+            (Input::Scalar(s), Shape::Scalar(t)) => Arg::Scalar(interp::parse_arg(s, t).ok()?),
+            (Input::Null, _) => Arg::Scalar(Value::Int(0)),
+            (Input::Buffer(b), _) => Arg::Buffer(b.clone()),
+            (Input::Aggregate(b), _) => Arg::Aggregate(b.clone()),
+            (Input::SameAs(k), _) => Arg::SameAs(*k),
+            (Input::Scalar(_), _) => return None,
+        })
+    }
+}
+
+/// A parameter as a witness sees it.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: CType,
+    pub shape: Shape,
+}
+
+/// The C text of `input` for parameter `k` of `params`.
+pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> String {
+    match (input, &params[k].shape) {
+        (Input::Scalar(s), _) => s.clone(),
+        (Input::Null, _) => "NULL".into(),
+        (Input::Buffer(b), Shape::Buffer { elem, .. }) => buffer_text(prog, elem, b),
+        (Input::Aggregate(b), Shape::Aggregate { ty, .. }) => {
+            format!("({}){}", type_name(prog, ty), aggregate_text(prog, ty, b))
+        }
+        (Input::SameAs(j), _) => params.get(*j).map_or("?".into(), |p| p.name.clone()),
+        (Input::Buffer(b) | Input::Aggregate(b), _) => format!("{b:02x?}"),
+    }
+}
+
+/// The C name of `ty` for the reader (`char`, `unsigned long`, `struct P`).
+pub fn type_name(prog: &Program, ty: &CType) -> String {
+    if let Some(n) = crate::ir::arith_c_name(ty) {
+        return n;
+    }
+    match ty {
+        CType::Struct(s) => {
+            let d = &prog.structs[s.index()];
+            let kw = if d.is_union { "union" } else { "struct" };
+            match &d.typedef_name {
+                _ if !d.name.is_empty() => format!("{kw} {}", d.name),
+                Some(t) => t.clone(),
+                None => format!("{kw} <anonymous>"),
+            }
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+fn is_char(t: &CType) -> bool {
+    matches!(t, CType::Int { bits: 8, .. })
+}
+
+/// A buffer of `elem`s as a C expression: a string literal for a `char` buffer whose only NUL
+/// ends it, a compound literal otherwise.
+pub fn buffer_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
+    let esize = prog.size_of(elem).max(1) as usize;
+    let n = bytes.len() / esize;
+    let ty = type_name(prog, elem);
+    if is_char(elem) {
+        let terminated = bytes.last() == Some(&0) && !bytes[..bytes.len() - 1].contains(&0);
+        return if terminated && ty == "char" {
+            string_literal(&bytes[..bytes.len() - 1])
+        } else {
+            format!("({ty}[{n}]){{{}}}", string_literal(bytes))
+        };
+    }
+    let elems: Vec<String> = bytes
+        .chunks(esize)
+        .map(|c| element_text(prog, elem, c))
+        .collect();
+    format!("({ty}[{n}]){{{}}}", elems.join(", "))
+}
+
+/// The contents of a buffer after a call, as compared between the versions: a brace list of
+/// its elements (a string literal for `char`s).
+pub fn contents_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
+    if is_char(elem) {
+        return string_literal(bytes);
+    }
+    let esize = prog.size_of(elem).max(1) as usize;
+    let elems: Vec<String> = bytes
+        .chunks(esize)
+        .map(|c| element_text(prog, elem, c))
+        .collect();
+    format!("{{{}}}", elems.join(", "))
+}
+
+fn element_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
+    match interp::scalar_from_bytes(elem, bytes) {
+        Some(v) if elem.is_arith() => interp::format_value(&v, elem),
+        _ => aggregate_text(prog, elem, bytes),
+    }
+}
+
+/// A struct's bytes as a designated initializer.
+pub fn aggregate_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
+    Observed::aggregate(&prog.structs, ty, bytes, &vec![true; bytes.len()]).to_c()
+}
+
+/// `bytes` as a C string literal (no NUL added). A hex escape followed by a hex digit ends the
+/// literal and starts another, so the escape cannot swallow the digit.
+pub fn string_literal(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    let mut after_hex = false;
+    for &b in bytes {
+        let c = b as char;
+        if after_hex && c.is_ascii_hexdigit() {
+            s.push_str("\" \"");
+        }
+        after_hex = false;
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            0x20..=0x7e => s.push(c),
+            _ => {
+                s.push_str(&format!("\\x{b:02x}"));
+                after_hex = true;
+            }
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// The parameter whose buffer `k`'s pointer is (itself, or the one it aliases).
+fn owner(inputs: &[Input], k: usize) -> usize {
+    match inputs.get(k) {
+        Some(Input::SameAs(j)) => *j,
+        _ => k,
+    }
+}
+
+/// A pointer the call gave back, as both versions can name it: `0`, `p`, `p + 2`,
+/// `(char *)p + 3`, `&f`, or `non-null` for anything else (an address of the interpreter's
+/// own, which means nothing across two versions).
+pub fn pointer_text(params: &[Param], inputs: &[Input], t: &Target) -> String {
+    match t {
+        Target::Null => "0".into(),
+        Target::Function(f) => format!("&{f}"),
+        Target::Other => "non-null".into(),
+        Target::Input { arg, off } => {
+            let k = owner(inputs, *arg);
+            let Some(p) = params.get(k) else {
+                return "non-null".into();
+            };
+            let esize = match &p.shape {
+                Shape::Buffer { elem_size, .. } => (*elem_size).max(1),
+                _ => 1,
+            };
+            match (off % esize, off / esize) {
+                (0, 0) => p.name.clone(),
+                (0, e) => format!("{} + {e}", p.name),
+                _ => format!("(char *){} + {off}", p.name),
+            }
+        }
+    }
+}
+
+/// Constants of both versions' code, as values worth putting in inputs.
+#[derive(Clone, Debug, Default)]
+pub struct Alphabet {
+    /// Integers (with their neighbours), small ones first.
+    pub ints: Vec<i128>,
+    /// Bytes for strings: the code's character constants, then letters and edge bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Alphabet {
+    pub fn new(constants: impl IntoIterator<Item = i128>) -> Alphabet {
+        let mut ints: Vec<i128> = vec![0, 1, -1, 2, 3, 4, 7, 8, 16, 100, 127, 128, 255, -128];
+        let mut bytes: Vec<u8> = vec![];
+        let mut code_bytes = vec![];
+        for c in constants {
+            for x in [c, c - 1, c + 1] {
+                if x.abs() <= 1 << 31 && !ints.contains(&x) {
+                    ints.push(x);
+                }
+            }
+            if (1..=255).contains(&c) {
+                code_bytes.push(c as u8);
+            } else if (-128..0).contains(&c) {
+                code_bytes.push(c as i8 as u8);
+            }
+        }
+        for b in code_bytes
+            .into_iter()
+            .chain([b'a', b'b', b'A', b'0', b' ', 0x80, 0xff, 0x01, b'\n', b'z'])
+        {
+            if b != 0 && !bytes.contains(&b) {
+                bytes.push(b);
+            }
+        }
+        Alphabet { ints, bytes }
+    }
+}
+
+/// Bytes of `elem` holding `v` (every scalar leaf of a struct set to `v`, plus its leaf index
+/// when `step` is set, so fields differ; pointer leaves null).
+fn element_bytes(prog: &Program, elem: &CType, v: i128, step: bool) -> Vec<u8> {
+    let size = prog.size_of(elem) as usize;
+    let scalar = |t: &CType, v: i128| -> Vec<u8> {
+        let val = match t {
+            CType::Float => Value::Float(v as f32),
+            CType::Double => Value::Double(v as f64),
+            CType::Bool => Value::Int(i128::from(v != 0)),
+            CType::Ptr(_) => Value::Int(0),
+            _ => Value::Int(v),
+        };
+        interp::scalar_bytes(t, val, prog.size_of(t) as usize)
+    };
+    if elem.is_scalar() {
+        return scalar(elem, v);
+    }
+    let mut out = vec![0u8; size];
+    if let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, elem, 256) {
+        for (i, (_, off, t)) in leaves.iter().enumerate() {
+            let x = if step { v + i as i128 } else { v };
+            let b = scalar(t, x);
+            let lo = *off as usize;
+            if let Some(dst) = out.get_mut(lo..lo + b.len()) {
+                dst.copy_from_slice(&b);
+            }
+        }
+    }
+    out
+}
+
+fn buffer_of(prog: &Program, elem: &CType, vals: &[i128], step: bool) -> Vec<u8> {
+    vals.iter()
+        .flat_map(|&v| element_bytes(prog, elem, v, step))
+        .collect()
+}
+
+/// Candidate values of every non-scalar parameter, tried in order by the search.
+pub struct Candidates {
+    pub per_param: Vec<Vec<Input>>,
+}
+
+impl Candidates {
+    pub fn new(prog: &Program, params: &[Param], alpha: &Alphabet) -> Candidates {
+        let per_param = params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| candidates(prog, params, k, &p.shape, alpha))
+            .collect();
+        Candidates { per_param }
+    }
+}
+
+fn candidates(
+    prog: &Program,
+    params: &[Param],
+    k: usize,
+    shape: &Shape,
+    alpha: &Alphabet,
+) -> Vec<Input> {
+    let mut out = vec![];
+    match shape {
+        Shape::Scalar(_) => {}
+        Shape::Buffer { elem, .. } if is_char(elem) => {
+            let mut strings: Vec<Vec<u8>> = vec![
+                b"ab".to_vec(),
+                b"".to_vec(),
+                b"a".to_vec(),
+                b"abc".to_vec(),
+                b"aa".to_vec(),
+                b"ba".to_vec(),
+                vec![0x80],
+                b"a\x80".to_vec(),
+                vec![0xff],
+                b"A".to_vec(),
+                b"aB".to_vec(),
+                b"abcdefgh".to_vec(),
+            ];
+            for &c in alpha.bytes.iter().take(12) {
+                strings.extend([vec![c], vec![b'a', c], vec![c, b'a'], vec![c, c]]);
+            }
+            for s in strings {
+                let mut b = s.clone();
+                b.push(0);
+                out.push(Input::Buffer(b));
+            }
+            // Without a terminator, and with bytes after it.
+            out.push(Input::Buffer(b"ab".to_vec()));
+            out.push(Input::Buffer(b"a\0b\0".to_vec()));
+            out.push(Input::Buffer(b"\0a\0".to_vec()));
+        }
+        Shape::Buffer { elem, .. } => {
+            let mut lists: Vec<Vec<i128>> = vec![
+                vec![1, 2, 3, 4],
+                vec![0],
+                vec![1],
+                vec![-1],
+                vec![1, 2],
+                vec![2, 1],
+                vec![0, 0],
+                vec![1, 1],
+                vec![1, 2, 3],
+                vec![3, 2, 1],
+                vec![0, 1, 2, 3, 4, 5, 6, 7],
+                vec![-1, 1, -2, 2],
+            ];
+            for &c in alpha.ints.iter().skip(14).take(10) {
+                lists.extend([vec![c], vec![c, c], vec![1, c]]);
+            }
+            for (i, l) in lists.into_iter().enumerate() {
+                out.push(Input::Buffer(buffer_of(prog, elem, &l, i % 2 == 0)));
+            }
+        }
+        Shape::Aggregate { ty, .. } => {
+            for (v, step) in [(1, true), (0, false), (1, false), (-1, true), (2, true)] {
+                out.push(Input::Aggregate(element_bytes(prog, ty, v, step)));
+            }
+            for &c in alpha.ints.iter().skip(14).take(6) {
+                out.push(Input::Aggregate(element_bytes(prog, ty, c, false)));
+            }
+        }
+    }
+    if let Shape::Buffer { elem_size, .. } = shape {
+        // The same buffer as an earlier pointer parameter of the same element size.
+        for (j, q) in params[..k].iter().enumerate() {
+            if matches!(&q.shape, Shape::Buffer { elem_size: s, .. } if s == elem_size) {
+                out.push(Input::SameAs(j));
+            }
+        }
+        out.push(Input::Null);
+    }
+    out
+}
+
+/// A pseudo-random input for a non-scalar parameter (`rnd` yields fresh 64-bit values).
+pub fn random_input(
+    prog: &Program,
+    k: usize,
+    params: &[Param],
+    alpha: &Alphabet,
+    rnd: &mut impl FnMut() -> u64,
+) -> Option<Input> {
+    let pick = |rnd: &mut dyn FnMut() -> u64, xs: &[i128]| xs[(rnd() % xs.len() as u64) as usize];
+    Some(match &params[k].shape {
+        Shape::Scalar(_) => return None,
+        Shape::Buffer { elem_size, .. }
+            if rnd().is_multiple_of(8)
+                && params[..k].iter().any(
+                    |q| matches!(&q.shape, Shape::Buffer { elem_size: s, .. } if s == elem_size),
+                ) =>
+        {
+            let js: Vec<usize> = (0..k)
+                .filter(|&j| {
+                    matches!(&params[j].shape, Shape::Buffer { elem_size: s, .. } if s == elem_size)
+                })
+                .collect();
+            Input::SameAs(js[(rnd() % js.len() as u64) as usize])
+        }
+        Shape::Buffer { elem, .. } if is_char(elem) => {
+            let len = (rnd() % 9) as usize;
+            let mut b: Vec<u8> = (0..len)
+                .map(|_| match rnd() % 4 {
+                    0 => (rnd() % 255 + 1) as u8,
+                    _ => alpha.bytes[(rnd() % alpha.bytes.len() as u64) as usize],
+                })
+                .collect();
+            if !rnd().is_multiple_of(4) {
+                b.push(0);
+            }
+            if b.is_empty() {
+                b.push(0);
+            }
+            Input::Buffer(b)
+        }
+        Shape::Buffer { elem, .. } => {
+            let len = 1 + (rnd() % 8) as usize;
+            let vals: Vec<i128> = (0..len).map(|_| pick(rnd, &alpha.ints)).collect();
+            Input::Buffer(buffer_of(prog, elem, &vals, false))
+        }
+        Shape::Aggregate { ty, .. } => {
+            let mut b = element_bytes(prog, ty, 0, false);
+            if let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, ty, 256) {
+                for (_, off, t) in leaves {
+                    let x = element_bytes(prog, &t, pick(rnd, &alpha.ints), false);
+                    let lo = off as usize;
+                    if let Some(dst) = b.get_mut(lo..lo + x.len()) {
+                        dst.copy_from_slice(&x);
+                    }
+                }
+            }
+            Input::Aggregate(b)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_escape_and_split_after_hex_escapes() {
+        assert_eq!(string_literal(b"ab\x80"), r#""ab\x80""#);
+        assert_eq!(string_literal(b"\x80a"), r#""\x80" "a""#);
+        assert_eq!(string_literal(b"\x80z\"\\"), r#""\x80z\"\\""#);
+        assert_eq!(string_literal(b"a\0"), r#""a\x00""#);
+    }
+
+    #[test]
+    fn buffers_are_exactly_their_bytes_in_the_interpreter() {
+        use crate::interp::{Interp, RunError};
+        let p = crate::witness::testutil::pair(
+            "char *f(char *s, int *q, int n) { q[0] = n; return s + n; }\n",
+            "char *f(char *s, int *q, int n) { q[0] = n; return s + n; }\n",
+            "f",
+        );
+        let mut it = Interp::new(&p.old);
+        let args = |n: i128| {
+            vec![
+                Arg::Buffer(b"ab\0".to_vec()),
+                Arg::Buffer(vec![9; 8]),
+                Arg::Scalar(Value::Int(n)),
+            ]
+        };
+        let out = it.call_args("f", &args(2)).expect("in bounds");
+        let Some(Value::Int(r)) = out.ret else {
+            panic!("{out:?}")
+        };
+        assert_eq!(it.target(r as u64), Target::Input { arg: 0, off: 2 });
+        assert_eq!(it.input_bytes(1), Some(vec![2, 0, 0, 0, 9, 9, 9, 9]));
+        // One past the end is a valid pointer; two past is not.
+        assert!(it.call_args("f", &args(3)).is_ok());
+        let e = it.call_args("f", &args(4)).expect_err("out of bounds");
+        assert!(
+            matches!(&e, RunError::Ub { msg, .. } if msg.contains("the buffer `s` points to")),
+            "{e:?}"
+        );
+        // Aliasing: both parameters are one buffer.
+        let alias = vec![
+            Arg::Buffer(vec![0; 4]),
+            Arg::SameAs(0),
+            Arg::Scalar(Value::Int(1)),
+        ];
+        it.call_args("f", &alias).expect("aliased");
+        assert_eq!(it.input_bytes(0), Some(vec![1, 0, 0, 0]));
+        // A scalar where a buffer is needed is an error, not a guess.
+        let bad = vec![
+            Arg::Buffer(vec![0; 4]),
+            Arg::Aggregate(vec![0; 4]),
+            Arg::Scalar(Value::Int(0)),
+        ];
+        assert!(matches!(it.call_args("f", &bad), Err(RunError::BadArgs(_))));
+    }
+
+    #[test]
+    fn texts_are_c_expressions() {
+        let p = crate::witness::testutil::pair(
+            "typedef struct { int a; char c; } T;\nint f(T t, int *v, const char *s) { return t.a; }\n",
+            "typedef struct { int a; char c; } T;\nint f(T t, int *v, const char *s) { return t.a; }\n",
+            "f",
+        );
+        let prog = &p.old.program;
+        let f = p.old.function("f").expect("f");
+        let params = crate::witness::witness_params(prog, f).expect("params");
+        let t = Input::Aggregate(element_bytes(prog, &params[0].ty, 1, true));
+        assert_eq!(input_text(prog, &params, 0, &t), "(T){.a = 1, .c = 2}");
+        let v = Input::Buffer(buffer_of(prog, &CType::INT, &[1, -2], false));
+        assert_eq!(input_text(prog, &params, 1, &v), "(int[2]){1, -2}");
+        let s = Input::Buffer(b"a\x80\0".to_vec());
+        assert_eq!(input_text(prog, &params, 2, &s), r#""a\x80""#);
+        let raw = Input::Buffer(b"ab".to_vec());
+        assert_eq!(input_text(prog, &params, 2, &raw), r#"(char[2]){"ab"}"#);
+        assert_eq!(input_text(prog, &params, 2, &Input::SameAs(1)), "v");
+        assert_eq!(input_text(prog, &params, 2, &Input::Null), "NULL");
+        let at = |arg, off| pointer_text(&params, &[], &Target::Input { arg, off });
+        assert_eq!(at(1, 0), "v");
+        assert_eq!(at(1, 8), "v + 2");
+        assert_eq!(at(1, 6), "(char *)v + 6");
+    }
+
+    #[test]
+    fn alphabet_starts_with_the_codes_characters() {
+        let a = Alphabet::new([i128::from(b'/'), -1, 1 << 40]);
+        assert_eq!(a.bytes[0], b'/');
+        assert!(a.bytes.contains(&0xff) && !a.bytes.contains(&0));
+        assert!(a.ints.contains(&46) && a.ints.contains(&48));
+        assert!(!a.ints.contains(&(1 << 40)));
+    }
+}

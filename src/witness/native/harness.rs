@@ -1,0 +1,238 @@
+//! The C program that runs one version of a function on a witness's inputs natively.
+//!
+//! Takes a [`Version`], the function, the [`Witness`] and the interpreter's behaviour on it; gives
+//! the source of a harness that `#include`s the original file, sets the inputs exactly (scalars
+//! through their bit patterns, buffers on the heap with their bytes, structs by their bytes,
+//! aliases as the same pointer), calls the function once and writes the results — the return
+//! value (a pointer as the buffer it points into and the offset), the globals the interpreter
+//! reported and every buffer's final bytes — to the file named by `argv[1]`, in the format
+//! `parse_result` in the parent module reads.
+
+use std::path::Path;
+
+use super::{global_type, nameable, Version};
+use crate::interp::{self, Value};
+use crate::ir::CType;
+use crate::witness::memory::Input;
+use crate::witness::{Behaviour, Witness};
+
+/// The C name of a scalar type as the harness declares it.
+fn c_type(t: &CType) -> Option<&'static str> {
+    Some(match t {
+        CType::Bool => "_Bool",
+        CType::Int { bits, signed } => match (bits, signed) {
+            (8, true) => "signed char",
+            (8, false) => "unsigned char",
+            (16, true) => "short",
+            (16, false) => "unsigned short",
+            (32, true) => "int",
+            (32, false) => "unsigned int",
+            (64, true) => "long long",
+            (64, false) => "unsigned long long",
+            _ => return None,
+        },
+        CType::Float => "float",
+        CType::Double => "double",
+        _ => return None,
+    })
+}
+
+/// A C expression of type `t` denoting exactly `v`.
+pub(super) fn c_value(v: &Value, t: &CType) -> Option<String> {
+    let ty = c_type(t)?;
+    Some(match *v {
+        // Through the 64-bit pattern: no literal of the most negative value exists in C.
+        Value::Int(i) => format!("({ty}){:#x}ULL", i as u64),
+        Value::Double(x) => format!("({ty})dizy_f64(0x{:016x}ULL)", x.to_bits()),
+        Value::Float(x) => format!("({ty})dizy_f32(0x{:08x}U)", x.to_bits()),
+    })
+}
+
+/// An input literal as the witness prints it (`NAN`/`INFINITY` included), as a value of `t`.
+pub(super) fn input_value(lit: &str, t: &CType) -> Result<Value, String> {
+    let special = match lit.trim_end_matches('f') {
+        "NAN" => Some(f64::NAN),
+        "INFINITY" => Some(f64::INFINITY),
+        "-INFINITY" => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    match (special, t) {
+        (Some(x), CType::Double) => Ok(Value::Double(x)),
+        (Some(x), CType::Float) => Ok(Value::Float(x as f32)),
+        _ => interp::parse_arg(lit, t),
+    }
+}
+
+/// The harness for one version: call `func` on the witness's inputs (buffers on the heap,
+/// with exactly their bytes), write the return value, the globals of `claimed` and the final
+/// bytes of every buffer to the file named by `argv[1]`.
+pub(super) fn harness(
+    v: &Version,
+    func: &str,
+    w: &Witness,
+    claimed: &Behaviour,
+) -> Result<String, String> {
+    let f = &v
+        .prog
+        .function(func)
+        .ok_or_else(|| format!("no function `{func}`"))?
+        .func;
+    if f.params.len() != w.inputs.len() || f.params.len() != w.args.len() || f.variadic {
+        return Err(format!(
+            "`{func}` takes {} parameters, the witness gives {}",
+            f.params.len(),
+            w.inputs.len()
+        ));
+    }
+    let source = v
+        .source
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", v.source.display()))?;
+    let mut s = String::new();
+    s.push_str("#include <stdio.h>\n");
+    // The harness has its own `main`; the analysed one (if any) is called by its new name.
+    s.push_str("#define main dizy_user_main\n");
+    s.push_str(&format!(
+        "#include \"{}\"\n#undef main\n\n",
+        c_string(&source)
+    ));
+    s.push_str(
+        "static double dizy_f64(unsigned long long b) { double x; __builtin_memcpy(&x, &b, 8); return x; }\n\
+         static float dizy_f32(unsigned int b) { float x; __builtin_memcpy(&x, &b, 4); return x; }\n\n\
+         int main(int dizy_argc, char **dizy_argv)\n{\n",
+    );
+    let mut args = vec![];
+    // Buffers by parameter index, with their sizes.
+    let mut buffers: Vec<(usize, usize)> = vec![];
+    for (i, ((p, (name, lit)), input)) in f.params.iter().zip(&w.inputs).zip(&w.args).enumerate() {
+        let t = &f.var(*p).ty;
+        match input {
+            Input::Scalar(_) => {
+                let val = input_value(lit, t).map_err(|e| format!("input {name} = {lit}: {e}"))?;
+                let (Some(ty), Some(e)) = (c_type(t), c_value(&val, t)) else {
+                    return Err(format!("parameter `{name}` is not an arithmetic scalar"));
+                };
+                s.push_str(&format!("    {ty} dizy_a{i} = {e};\n"));
+                args.push(format!("dizy_a{i}"));
+            }
+            Input::Null => args.push("(void *)0".into()),
+            Input::Buffer(b) => {
+                // On the heap: memory without a declared type, any element type may live there.
+                s.push_str(&format!(
+                    "    unsigned char *dizy_b{i} = __builtin_malloc({});\n    if (!dizy_b{i}) return 3;\n\
+                     \x20   __builtin_memcpy(dizy_b{i}, \"{}\", {});\n",
+                    b.len().max(1),
+                    octal_bytes(b),
+                    b.len()
+                ));
+                args.push(format!("(void *)dizy_b{i}"));
+                buffers.push((i, b.len()));
+            }
+            Input::SameAs(j) => args.push(format!("(void *)dizy_b{j}")),
+            Input::Aggregate(b) => {
+                let CType::Struct(id) = t else {
+                    return Err(format!("parameter `{name}` is not a struct"));
+                };
+                let d = &v.prog.program.structs[id.index()];
+                let kw = if d.is_union { "union" } else { "struct" };
+                let spelled = match &d.typedef_name {
+                    _ if !d.name.is_empty() => format!("{kw} {}", d.name),
+                    Some(t) => t.clone(),
+                    None => {
+                        return Err(format!(
+                            "the type of parameter `{name}` has no tag or typedef the harness could name"
+                        ))
+                    }
+                };
+                s.push_str(&format!(
+                    "    {spelled} dizy_a{i};\n    __builtin_memcpy(&dizy_a{i}, \"{}\", {});\n",
+                    octal_bytes(b),
+                    b.len()
+                ));
+                args.push(format!("dizy_a{i}"));
+            }
+        }
+    }
+    let callee = if func == "main" {
+        "dizy_user_main"
+    } else {
+        func
+    };
+    let call = format!("{callee}({})", args.join(", "));
+    s.push_str("    (void)dizy_argc;\n");
+    let ret = if f.ret == CType::Void {
+        s.push_str(&format!("    {call};\n"));
+        None
+    } else {
+        s.push_str(&format!("    __typeof__({call}) dizy_r = {call};\n"));
+        Some(("dizy_r".to_string(), f.ret.clone()))
+    };
+    // The result file is opened after the call: a run that never returns leaves none.
+    s.push_str(
+        "    fflush(stdout);\n    FILE *dizy_out = fopen(dizy_argv[1], \"w\");\n\
+         \x20   if (!dizy_out) return 3;\n",
+    );
+    let emit = |label: &str, expr: &str, t: &CType| -> Result<String, String> {
+        let line = match t {
+            CType::Bool | CType::Int { signed: false, .. } => {
+                format!("\"{label} %llu\\n\", (unsigned long long){expr}")
+            }
+            CType::Int { signed: true, .. } => format!("\"{label} %lld\\n\", (long long){expr}"),
+            CType::Double => format!(
+                "\"{label} %llx\\n\", ({{ double dizy_d = {expr}; unsigned long long dizy_b; \
+                 __builtin_memcpy(&dizy_b, &dizy_d, 8); dizy_b; }})"
+            ),
+            CType::Float => format!(
+                "\"{label} %x\\n\", ({{ float dizy_d = {expr}; unsigned int dizy_b; \
+                 __builtin_memcpy(&dizy_b, &dizy_d, 4); dizy_b; }})"
+            ),
+            CType::Ptr(_) => format!("\"{label} %d\\n\", {expr} != 0"),
+            _ => return Err(format!("`{label}` is not a scalar")),
+        };
+        Ok(format!("    fprintf(dizy_out, {line});\n"))
+    };
+    match &ret {
+        // A pointer is written as the buffer it points into and the offset.
+        Some((r, CType::Ptr(_))) => {
+            s.push_str(&format!(
+                "    {{ unsigned long long dizy_p = (unsigned long long)(__UINTPTR_TYPE__){r};\n\
+                 \x20     if (!dizy_p) fprintf(dizy_out, \"return 0\\n\");\n"
+            ));
+            for (i, n) in &buffers {
+                s.push_str(&format!(
+                    "      else if (dizy_p >= (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i} && dizy_p <= (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i} + {n})\n\
+                     \x20       fprintf(dizy_out, \"return @{i} %llu\\n\", dizy_p - (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i});\n"
+                ));
+            }
+            s.push_str("      else fprintf(dizy_out, \"return non-null\\n\"); }\n");
+        }
+        Some((r, t)) => s.push_str(&emit("return", r, t)?),
+        None => {}
+    }
+    for (g, _) in claimed.globals.iter().filter(|(g, _)| nameable(g)) {
+        let t = global_type(v, func, g).ok_or_else(|| format!("global `{g}` not found"))?;
+        let line = emit(&format!("global {g}"), g, t)?;
+        s.push_str(&line);
+    }
+    for (i, n) in &buffers {
+        s.push_str(&format!(
+            "    fprintf(dizy_out, \"mem {i} \");\n    for (int dizy_k = 0; dizy_k < {n}; dizy_k++) fprintf(dizy_out, \"%02x\", dizy_b{i}[dizy_k]);\n    fprintf(dizy_out, \"\\n\");\n"
+        ));
+    }
+    s.push_str("    return fclose(dizy_out) != 0;\n}\n");
+    Ok(s)
+}
+
+/// Bytes as the body of a C string literal, every byte an octal escape (three digits, so no
+/// escape runs into the next).
+fn octal_bytes(b: &[u8]) -> String {
+    b.iter().map(|x| format!("\\{x:03o}")).collect()
+}
+
+/// A path as the body of a C string literal.
+fn c_string(p: &Path) -> String {
+    p.display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}

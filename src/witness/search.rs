@@ -1,0 +1,354 @@
+//! The search for a distinguishing input, cheapest strategy first.
+//!
+//! Takes a [`Runner`] (both versions, the function, its parameters and budget) and Δ; gives the
+//! first candidate both versions' runs show different, or nothing. Order: the integer points of
+//! Δ's differing states (`seed`); for a function with buffers or aggregates, every parameter's
+//! memory candidates in step (`memory`); paths of the correlating program solved with z3 (`dfa`);
+//! then boundary, floating-point and small values of the scalars, concolic execution, and random
+//! values — with memory, random combinations of candidates and random buffers instead.
+
+use std::time::Instant;
+
+use super::memory::{self, Input, Param, Shape};
+use super::{concolic, dfa, witness_params, Runner, Witness};
+use crate::correlate::Correlated;
+use crate::delta::Delta;
+use crate::gcl::{GclFunction, GclProgram};
+use crate::ir::CType;
+
+/// Integer points of the differing states' inputs, in parameter order (0 where a state does not
+/// constrain a parameter).
+fn seeds(delta: &Delta, params: &[Param]) -> Vec<Vec<i128>> {
+    let mut out = vec![];
+    for d in delta.points.iter().flat_map(|p| &p.different) {
+        if let Some(seed) = &d.seed {
+            let vals = params
+                .iter()
+                .map(|p| seed.iter().find(|(m, _)| *m == p.name).map_or(0, |x| x.1))
+                .collect();
+            out.push(vals);
+        }
+    }
+    out
+}
+
+pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> Option<Witness> {
+    let (old, new, func, opts) = (r.old, r.new, r.func, r.opts);
+    let fo = old.function(func)?;
+    let fnew = new.function(func)?;
+    if fo.func.params.len() != fnew.func.params.len() {
+        return None;
+    }
+    let params = witness_params(&old.program, fo)?;
+    if !same_shapes(old, new, &params, &witness_params(&new.program, fnew)?) {
+        return None;
+    }
+    r.params = params.clone();
+    let alpha = memory::Alphabet::new(constants(fo).into_iter().chain(constants(fnew)));
+    let cands = memory::Candidates::new(&old.program, &params, &alpha);
+    r.fill = cands
+        .per_param
+        .iter()
+        .map(|c| c.first().cloned().unwrap_or(Input::Null))
+        .collect();
+    let with_memory = params.iter().any(|p| !p.shape.is_scalar());
+    // 1. Seeds: integer points of the differing states' inputs.
+    for vals in seeds(delta, &params) {
+        if let Some(w) = r.try_values(&vals, "seed") {
+            return Some(w);
+        }
+    }
+    // With memory: the candidates in step before the solver, whose paths know no memory.
+    if with_memory {
+        if let Some(w) = memory_systematic(r, &cands, &alpha) {
+            return Some(w);
+        }
+    }
+    // 2. Symbolic: paths to the differing diff points, solved with z3; at most 60% of the time
+    // left, the rest is the random search's.
+    if let Some(c) = corr {
+        let left = opts.time.saturating_sub(r.start.elapsed());
+        let deadline = Instant::now() + left.mul_f64(0.6);
+        if let Some(w) = dfa::search(c, delta, r, deadline) {
+            return Some(w);
+        }
+    }
+    if with_memory {
+        return memory_random(r, &cands, &alpha);
+    }
+    // 3. Boundary and small values, then random ones.
+    let mut pool: Vec<i128> = vec![
+        0, 1, -1, 2, -2, 3, 7, 8, 10, 16, 42, 100, 127, 128, 255, 256, 1000, -128, -1000,
+    ];
+    for p in &delta.points {
+        for d in &p.different {
+            if let Some(seed) = &d.seed {
+                for (_, v) in seed {
+                    for x in [*v, v - 1, v + 1] {
+                        if !pool.contains(&x) {
+                            pool.push(x);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let k = params.len();
+    if k == 0 {
+        return r.try_values(&[], "search");
+    }
+    let params: Vec<(String, CType)> = params.into_iter().map(|p| (p.name, p.ty)).collect();
+    // Floating parameters: the values where IEEE arithmetic leaves the reals (NaN, infinities,
+    // signed zeros, the ends of exact integers, the extremes), others from the integer pool.
+    if params.iter().any(|(_, t)| t.is_float()) {
+        let specials = [
+            "0.0",
+            "-0.0",
+            "1.0",
+            "-1.0",
+            "0.5",
+            "NAN",
+            "INFINITY",
+            "-INFINITY",
+            "9007199254740992.0",
+            "-9007199254740993.0",
+            "1e308",
+            "-1e308",
+            "2.2250738585072014e-308",
+            "16777216.0",
+            "3.4028234663852886e38",
+            "1e-45",
+            "2.0",
+            "10.0",
+            "100.0",
+        ];
+        let ints = [
+            "0",
+            "1",
+            "-1",
+            "2",
+            "10",
+            "100",
+            "2147483647",
+            "-2147483648",
+        ];
+        let choices: Vec<Vec<&str>> = params
+            .iter()
+            .map(|(_, t)| {
+                if t.is_float() {
+                    specials.to_vec()
+                } else {
+                    ints.to_vec()
+                }
+            })
+            .collect();
+        let total: usize = choices.iter().map(Vec::len).product::<usize>().min(4096);
+        for i in 0..total {
+            let mut rest = i;
+            let vals: Vec<String> = choices
+                .iter()
+                .map(|c| {
+                    let v = c[rest % c.len()];
+                    rest /= c.len();
+                    v.to_string()
+                })
+                .collect();
+            if let Some(w) = r.try_literals(&vals, "search") {
+                return Some(w);
+            }
+            if r.exhausted() {
+                return None;
+            }
+        }
+    }
+    // All combinations of the pool for one or two parameters; diagonal-ish sweeps beyond.
+    if k <= 2 {
+        let n = pool.len();
+        for i in 0..n.pow(k as u32) {
+            let vals: Vec<i128> = (0..k).map(|j| pool[(i / n.pow(j as u32)) % n]).collect();
+            if let Some(w) = r.try_values(&vals, "search") {
+                return Some(w);
+            }
+            if r.exhausted() {
+                return None;
+            }
+        }
+    } else {
+        for (i, &a) in pool.iter().enumerate() {
+            for &b in &pool {
+                let vals: Vec<i128> = (0..k).map(|j| if j == i % k { b } else { a }).collect();
+                if let Some(w) = r.try_values(&vals, "search") {
+                    return Some(w);
+                }
+                if r.exhausted() {
+                    return None;
+                }
+            }
+        }
+    }
+    // 4. Alternating concolic execution from zero and the seeds, with half the time left (the
+    // random search gets the rest).
+    if let Some(c) = corr {
+        let left = opts.time.saturating_sub(r.start.elapsed());
+        let mut start = vec![vec![0; k]];
+        start.extend(seeds(delta, &r.params));
+        if let Some(w) = concolic::search(c, r, start, Instant::now() + left / 2) {
+            return Some(w);
+        }
+    }
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (func.len() as u64);
+    while !r.exhausted() {
+        let vals: Vec<i128> = params
+            .iter()
+            .map(|(_, t)| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let magnitude = [16i128, 256, 65536, 1 << 31][(state % 4) as usize];
+                let v = (state >> 8) as i128 % (2 * magnitude) - magnitude;
+                match t {
+                    CType::Int { signed: false, .. } | CType::Bool => v.abs(),
+                    _ => v,
+                }
+            })
+            .collect();
+        if let Some(w) = r.try_values(&vals, "search") {
+            return Some(w);
+        }
+    }
+    None
+}
+
+/// Whether both versions' parameters are set the same way: equal scalar types, buffers and
+/// aggregates of the same layout (the bytes of an input mean the same in both).
+fn same_shapes(old: &GclProgram, new: &GclProgram, a: &[Param], b: &[Param]) -> bool {
+    let layout = |prog: &GclProgram, t: &CType| {
+        let p = &prog.program;
+        crate::ir::scalar_leaves(&p.structs, t, 256).map(|ls| {
+            ls.into_iter()
+                .map(|(path, off, t)| {
+                    let kind = if t.is_pointer() {
+                        "pointer".to_string()
+                    } else {
+                        format!("{t:?}")
+                    };
+                    (path, off, kind)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let same = |x: &CType, y: &CType| {
+        old.program.size_of(x) == new.program.size_of(y)
+            && layout(old, x).is_some()
+            && layout(old, x) == layout(new, y)
+    };
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| match (&p.shape, &q.shape) {
+            (Shape::Scalar(x), Shape::Scalar(y)) => x == y,
+            (Shape::Buffer { elem: x, .. }, Shape::Buffer { elem: y, .. })
+            | (Shape::Aggregate { ty: x, .. }, Shape::Aggregate { ty: y, .. }) => same(x, y),
+            _ => false,
+        })
+}
+
+/// The integer constants of `f`'s code.
+fn constants(f: &GclFunction) -> Vec<i128> {
+    let mut out = vec![];
+    for i in &f.instrs {
+        i.kind.walk_exprs(&mut |e| {
+            if let crate::ir::ExprKind::Int(v) = e.kind {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Scalar input `i` of the pool for parameter `p` (small values first).
+fn pool_scalar(p: &Param, pool: &[i128], i: usize) -> Input {
+    let v = pool[i % pool.len()];
+    Input::Scalar(if p.ty.is_float() {
+        format!("{v}.0")
+    } else {
+        v.to_string()
+    })
+}
+
+/// For a function with buffers or aggregates among its parameters, the systematic part:
+/// every parameter's candidates in step, the j-th non-scalar parameter `round · j` candidates
+/// ahead in each round (so two strings are equal in round 0 and neighbours later), scalars
+/// from the pool.
+fn memory_systematic(
+    r: &mut Runner,
+    cands: &memory::Candidates,
+    alpha: &memory::Alphabet,
+) -> Option<Witness> {
+    let params = r.params.clone();
+    let widest = cands.per_param.iter().map(Vec::len).max().unwrap_or(1);
+    let buffers = params.iter().filter(|p| !p.shape.is_scalar()).count();
+    let rounds = if buffers > 1 { 3 } else { 1 };
+    for round in 0..rounds {
+        for i in 0..widest.max(alpha.ints.len().min(16)) {
+            let inputs: Vec<Input> = params
+                .iter()
+                .zip(&cands.per_param)
+                .enumerate()
+                .map(|(j, (p, c))| match p.shape {
+                    Shape::Scalar(_) => pool_scalar(p, &alpha.ints, i),
+                    _ => c[(i + round * j) % c.len()].clone(),
+                })
+                .collect();
+            if let Some(w) = r.try_inputs(&inputs, "search") {
+                return Some(w);
+            }
+            if r.exhausted() {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// The random part of the search with memory: combinations of candidates, random buffers and
+/// small scalars until the runs or the time are spent.
+fn memory_random(
+    r: &mut Runner,
+    cands: &memory::Candidates,
+    alpha: &memory::Alphabet,
+) -> Option<Witness> {
+    let params = r.params.clone();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (r.func.len() as u64);
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    while !r.exhausted() {
+        let mut inputs: Vec<Input> = vec![];
+        for (k, (p, c)) in params.iter().zip(&cands.per_param).enumerate() {
+            let input = match p.shape {
+                // Small values mostly: sizes and indices into small buffers.
+                Shape::Scalar(_) => {
+                    pool_scalar(p, &alpha.ints, (rnd() % (8 + (rnd() % 2) * 24)) as usize)
+                }
+                _ if rnd() % 2 == 0 => c[(rnd() % c.len() as u64) as usize].clone(),
+                _ => memory::random_input(&r.old.program, k, &params, alpha, &mut rnd)?,
+            };
+            // An alias must point at an earlier buffer.
+            let input = match input {
+                Input::SameAs(j) if !matches!(inputs.get(j), Some(Input::Buffer(_))) => {
+                    c[0].clone()
+                }
+                x => x,
+            };
+            inputs.push(input);
+        }
+        if let Some(w) = r.try_inputs(&inputs, "search") {
+            return Some(w);
+        }
+    }
+    None
+}

@@ -1,0 +1,422 @@
+//! Witnesses with memory: buffers behind pointer parameters, strings, structs by value and
+//! aliasing (issue 16, item 2).
+//!
+//! Oracle: gcc with AddressSanitizer and UBSan, through a driver this test writes itself from the
+//! report's `memory_inputs` (exact bytes per buffer) and scalar inputs — independent of dizy's own
+//! `--validate native` harness. For every pair that differs, dizy must say `different` with a
+//! witness validated natively, and the test's own driver must see the two versions behave
+//! differently on it (return value, or final buffer contents) with no sanitizer report. For
+//! pairs that are the same function written another way, dizy must never say `different`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+/// A pair: shared declarations, the old and new definitions, the function, its parameter types
+/// (C spelling), its return type.
+struct Case {
+    name: &'static str,
+    prelude: &'static str,
+    old: &'static str,
+    new: &'static str,
+    params: &'static [&'static str],
+    ret: &'static str,
+}
+
+const DIFFERENT: &[Case] = &[
+    Case {
+        name: "sum_from_one",
+        prelude: "",
+        old: "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }",
+        new: "int f(int *a, int n) { int s = 0; for (int i = 1; i < n; i++) s += a[i]; return s; }",
+        params: &["int *", "int"],
+        ret: "int",
+    },
+    Case {
+        name: "guarded_store",
+        prelude: "",
+        old: "void f(int *p, int x) { if (x > 0) *p = 1; }",
+        new: "void f(int *p, int x) { if (x > 1) *p = 1; }",
+        params: &["int *", "int"],
+        ret: "void",
+    },
+    Case {
+        name: "second_char",
+        prelude: "",
+        old: "int f(const char *s) { return s[0] == 'a'; }",
+        new: "int f(const char *s) { return s[1] == 'a'; }",
+        params: &["const char *"],
+        ret: "int",
+    },
+    Case {
+        name: "struct_field",
+        prelude: "struct P { int a; int b; };",
+        old: "int f(struct P p) { return p.a + 1; }",
+        new: "int f(struct P p) { return p.a + 2; }",
+        params: &["struct P"],
+        ret: "int",
+    },
+    Case {
+        name: "store_order_alias",
+        prelude: "",
+        old: "int f(int *p, int *q) { *p = 1; *q = 2; return *p; }",
+        new: "int f(int *p, int *q) { *q = 2; *p = 1; return *p; }",
+        params: &["int *", "int *"],
+        ret: "int",
+    },
+    Case {
+        // The thesis's strchr bug class: the terminator itself is searched for.
+        name: "strchr_nul",
+        prelude: "",
+        old: "char *f(char *s, int c) { while (*s && *s != (char)c) s++; return *s == (char)c ? s : 0; }",
+        new: "char *f(char *s, int c) { while (*s && *s != (char)c) s++; return *s ? s : 0; }",
+        params: &["char *", "int"],
+        ret: "char *",
+    },
+    Case {
+        // strcmp must compare bytes as unsigned char.
+        name: "strcmp_signedness",
+        prelude: "",
+        old: "int f(const char *a, const char *b) { while (*a && *a == *b) { a++; b++; } return (unsigned char)*a - (unsigned char)*b; }",
+        new: "int f(const char *a, const char *b) { while (*a && *a == *b) { a++; b++; } return *a - *b; }",
+        params: &["const char *", "const char *"],
+        ret: "int",
+    },
+    Case {
+        name: "memccpy_stop",
+        prelude: "",
+        old: "void *f(void *d, const void *s, int c, unsigned long n) { unsigned char *dp = d; const unsigned char *sp = s; for (; n; n--) { if ((*dp++ = *sp++) == (unsigned char)c) return dp; } return 0; }",
+        new: "void *f(void *d, const void *s, int c, unsigned long n) { unsigned char *dp = d; const unsigned char *sp = s; for (; n; n--) { if ((*dp++ = *sp++) == c) return dp; } return 0; }",
+        params: &["void *", "const void *", "int", "unsigned long"],
+        ret: "void *",
+    },
+    Case {
+        name: "swab_odd",
+        prelude: "",
+        old: "void f(const char *from, char *to, long n) { for (long i = 0; i + 1 < n; i += 2) { to[i] = from[i + 1]; to[i + 1] = from[i]; } }",
+        new: "void f(const char *from, char *to, long n) { for (long i = 0; i < n; i += 2) { to[i] = from[i + 1]; to[i + 1] = from[i]; } }",
+        params: &["const char *", "char *", "long"],
+        ret: "void",
+    },
+    Case {
+        name: "struct_through_pointer",
+        prelude: "struct R { int lo; int hi; };",
+        old: "int f(struct R *r, int x) { return x >= r->lo && x < r->hi; }",
+        new: "int f(struct R *r, int x) { return x >= r->lo && x <= r->hi; }",
+        params: &["struct R *", "int"],
+        ret: "int",
+    },
+    Case {
+        name: "strlen_off_by_one",
+        prelude: "",
+        old: "unsigned long f(const char *s) { const char *p = s; while (*p) p++; return p - s; }",
+        new: "unsigned long f(const char *s) { const char *p = s; while (*p) p++; return p - s + (*s == '/'); }",
+        params: &["const char *"],
+        ret: "unsigned long",
+    },
+];
+
+/// The same function written another way: never `different`.
+const SAME: &[Case] = &[
+    Case {
+        name: "index_vs_pointer",
+        prelude: "",
+        old: "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }",
+        new: "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += *(a + i); return s; }",
+        params: &["int *", "int"],
+        ret: "int",
+    },
+    Case {
+        name: "strlen_two_ways",
+        prelude: "",
+        old: "unsigned long f(const char *s) { unsigned long n = 0; while (s[n]) n++; return n; }",
+        new: "unsigned long f(const char *s) { const char *p = s; while (*p) p++; return p - s; }",
+        params: &["const char *"],
+        ret: "unsigned long",
+    },
+    Case {
+        name: "memset_two_ways",
+        prelude: "",
+        old: "void f(unsigned char *d, int c, int n) { for (int i = 0; i < n; i++) d[i] = c; }",
+        new: "void f(unsigned char *d, int c, int n) { unsigned char *e = d + n; while (d < e) *d++ = (unsigned char)c; }",
+        params: &["unsigned char *", "int", "int"],
+        ret: "void",
+    },
+];
+
+fn write_pair(dir: &Path, c: &Case) -> (std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let old = dir.join("old.c");
+    let new = dir.join("new.c");
+    std::fs::write(&old, format!("{}\n{}\n", c.prelude, c.old)).expect("write");
+    std::fs::write(&new, format!("{}\n{}\n", c.prelude, c.new)).expect("write");
+    (old, new)
+}
+
+fn dizy_json(old: &Path, new: &Path) -> (Option<i32>, Json) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
+    cmd.arg("diff").arg(old).arg(new).args([
+        "--format",
+        "json",
+        "--validate",
+        "native",
+        "--function",
+        "f",
+    ]);
+    let out = common::run_with_timeout(&mut cmd, None, Duration::from_secs(120));
+    assert!(!out.timed_out, "dizy timed out on {}", old.display());
+    let json = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", out.stdout, out.stderr));
+    (out.code(), json)
+}
+
+/// Bytes as the body of a C string literal.
+fn octal(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// The test's own driver for one version: the inputs from the report, the call, then the
+/// return value (a pointer as `buffer+offset`) and each buffer's final bytes on stdout.
+fn driver(source: &Path, c: &Case, w: &Json) -> String {
+    let mem = &w["memory_inputs"];
+    let mut s = format!(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stdint.h>\n#include \"{}\"\nint main(void) {{\n",
+        source.display()
+    );
+    let names: Vec<String> = w["inputs"]
+        .as_object()
+        .expect("inputs")
+        .keys()
+        .cloned()
+        .collect();
+    // serde_json keeps keys sorted; the parameters are named in the case's order in the file.
+    let order = param_names(c);
+    assert_eq!(
+        {
+            let mut o = order.clone();
+            o.sort();
+            o
+        },
+        names,
+        "{}",
+        c.name
+    );
+    let mut args = vec![];
+    let mut buffers = vec![];
+    for (i, (name, ty)) in order.iter().zip(c.params).enumerate() {
+        let m = &mem[name];
+        match m["kind"].as_str() {
+            None => {
+                let lit = w["inputs"][name].as_str().expect("scalar literal");
+                s.push_str(&format!("    {ty} a{i} = {lit};\n"));
+                args.push(format!("a{i}"));
+            }
+            Some("buffer") => {
+                let bytes: Vec<u8> = m["bytes"]
+                    .as_array()
+                    .expect("bytes")
+                    .iter()
+                    .map(|b| b.as_u64().expect("byte") as u8)
+                    .collect();
+                s.push_str(&format!(
+                    "    unsigned char *b{i} = malloc({});\n    memcpy(b{i}, \"{}\", {});\n",
+                    bytes.len().max(1),
+                    octal(&bytes),
+                    bytes.len()
+                ));
+                args.push(format!("(void *)b{i}"));
+                buffers.push((i, bytes.len()));
+            }
+            Some("aggregate") => {
+                let bytes: Vec<u8> = m["bytes"]
+                    .as_array()
+                    .expect("bytes")
+                    .iter()
+                    .map(|b| b.as_u64().expect("byte") as u8)
+                    .collect();
+                s.push_str(&format!(
+                    "    {ty} a{i};\n    memcpy(&a{i}, \"{}\", sizeof a{i});\n",
+                    octal(&bytes)
+                ));
+                args.push(format!("a{i}"));
+            }
+            Some("alias") => {
+                let of = m["of"].as_str().expect("alias of");
+                let j = order
+                    .iter()
+                    .position(|n| n == of)
+                    .expect("aliased parameter");
+                args.push(format!("(void *)b{j}"));
+            }
+            Some("null") => args.push("(void *)0".into()),
+            Some(k) => panic!("unknown memory input kind {k}"),
+        }
+    }
+    let call = format!("f({})", args.join(", "));
+    match c.ret {
+        "void" => s.push_str(&format!("    {call};\n    printf(\"void\\n\");\n")),
+        t if t.ends_with('*') => {
+            s.push_str(&format!(
+                "    uintptr_t r = (uintptr_t){call};\n    if (!r) printf(\"null\\n\");\n"
+            ));
+            for (i, n) in &buffers {
+                s.push_str(&format!(
+                    "    else if (r >= (uintptr_t)b{i} && r <= (uintptr_t)b{i} + {n}) printf(\"b{i}+%lu\\n\", (unsigned long)(r - (uintptr_t)b{i}));\n"
+                ));
+            }
+            s.push_str("    else printf(\"elsewhere\\n\");\n");
+        }
+        _ => s.push_str(&format!("    printf(\"%lld\\n\", (long long){call});\n")),
+    }
+    for (i, n) in &buffers {
+        s.push_str(&format!(
+            "    for (int k = 0; k < {n}; k++) printf(\"%02x\", b{i}[k]);\n    printf(\"\\n\");\n"
+        ));
+    }
+    s.push_str("    return 0;\n}\n");
+    s
+}
+
+/// Parameter names in declaration order, read off the old definition.
+fn param_names(c: &Case) -> Vec<String> {
+    let inner = c.old.split_once('(').expect("(").1;
+    let inner = inner.split_once(')').expect(")").0;
+    inner
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .rsplit(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                .next()
+                .expect("name")
+                .to_string()
+        })
+        .collect()
+}
+
+/// Build and run the test's driver for one version with ASan and UBSan; its stdout.
+fn run_driver(dir: &Path, tag: &str, src: &str) -> String {
+    let c = dir.join(format!("driver-{tag}.c"));
+    let exe = dir.join(format!("driver-{tag}"));
+    std::fs::write(&c, src).expect("write driver");
+    let out = Command::new("gcc")
+        .args([
+            "-O0",
+            "-g",
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+        ])
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run gcc");
+    assert!(
+        out.status.success(),
+        "{}\n{src}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut cmd = Command::new(&exe);
+    // The driver does not free its buffers: leaks are not what this checks.
+    cmd.env("ASAN_OPTIONS", "detect_leaks=0");
+    let run = common::run_with_timeout(&mut cmd, None, Duration::from_secs(30));
+    assert!(
+        run.code() == Some(0)
+            && !run.stderr.contains("runtime error")
+            && !run.stderr.contains("Sanitizer"),
+        "{tag} driver failed: {}\n{src}",
+        run.stderr
+    );
+    run.stdout
+}
+
+#[test]
+fn differing_memory_pairs_get_witnesses_that_reproduce_under_asan() {
+    let root = std::env::temp_dir().join(format!("dizy-memory-witness-{}", std::process::id()));
+    let mut failures = vec![];
+    for c in DIFFERENT {
+        let dir = root.join(c.name);
+        let (old, new) = write_pair(&dir, c);
+        let (code, report) = dizy_json(&old, &new);
+        let f = &report["functions"][0];
+        let w = &f["witness"];
+        if code != Some(1) || f["verdict"] != "different" || w.is_null() {
+            failures.push(format!("{}: {} (exit {code:?})", c.name, f["verdict"]));
+            continue;
+        }
+        if !w["validated_by"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("interpreter+native"))
+        {
+            failures.push(format!("{}: validated by {}", c.name, w["validated_by"]));
+        }
+        let o = run_driver(&dir, "old", &driver(&old, c, w));
+        let n = run_driver(&dir, "new", &driver(&new, c, w));
+        if o == n {
+            failures.push(format!(
+                "{}: the versions behave the same on the witness {}: {o}",
+                c.name, w["inputs"]
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn rewritten_memory_functions_are_never_different() {
+    let root = std::env::temp_dir().join(format!("dizy-memory-same-{}", std::process::id()));
+    for c in SAME {
+        let (old, new) = write_pair(&root.join(c.name), c);
+        let (code, report) = dizy_json(&old, &new);
+        let f = &report["functions"][0];
+        assert_ne!(f["verdict"], "different", "{}: {f:#}", c.name);
+        assert!(f["witness"].is_null(), "{}: {f:#}", c.name);
+        assert!(
+            matches!(code, Some(0) | Some(1)),
+            "{}: exit {code:?}",
+            c.name
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn memory_inputs_are_structured_in_json_and_printed_as_c() {
+    let root = std::env::temp_dir().join(format!("dizy-memory-json-{}", std::process::id()));
+    let c = &DIFFERENT[4]; // store_order_alias: differs only when the pointers alias
+    let (old, new) = write_pair(&root.join(c.name), c);
+    let (_, report) = dizy_json(&old, &new);
+    let w = &report["functions"][0]["witness"];
+    let p = &w["memory_inputs"]["p"];
+    assert_eq!(p["kind"], "buffer", "{w:#}");
+    let size = p["size"].as_u64().expect("size");
+    assert_eq!(p["bytes"].as_array().expect("bytes").len() as u64, size);
+    assert_eq!(size % 4, 0, "a buffer of ints: {w:#}");
+    assert_eq!(w["memory_inputs"]["q"]["kind"], "alias", "{w:#}");
+    assert_eq!(w["memory_inputs"]["q"]["of"], "p", "{w:#}");
+    assert_eq!(w["inputs"]["q"], "p");
+    assert!(
+        w["inputs"]["p"]
+            .as_str()
+            .is_some_and(|t| t.starts_with(&format!("(int[{}]){{", size / 4))),
+        "{w:#}"
+    );
+    // The buffer's final contents differ: the old version leaves 2 in p[0], the new one 1.
+    assert!(
+        w["old"]["memory"]["p"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("{2")),
+        "{w:#}"
+    );
+    assert!(
+        w["new"]["memory"]["p"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("{1")),
+        "{w:#}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
