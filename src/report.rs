@@ -86,6 +86,11 @@ fn function_json(f: &FunctionReport) -> Json {
 
 fn behaviour_json(b: &Behaviour) -> Json {
     let mut o = serde_json::Map::new();
+    if let Some(what) = &b.undefined {
+        o.insert("return".into(), Json::Null);
+        o.insert("undefined_behaviour".into(), Json::String(what.clone()));
+        return Json::Object(o);
+    }
     match b.diverged {
         // Ran out of steps: there is no return value to show.
         Some(steps) => {
@@ -240,6 +245,9 @@ fn behaviour_text(b: &Behaviour) -> String {
 /// What one version did; with `other` (the other version's behaviour), the buffers are shown
 /// only where the two versions left different contents.
 pub(crate) fn behaviour_against(b: &Behaviour, other: Option<&Behaviour>) -> String {
+    if let Some(what) = &b.undefined {
+        return format!("undefined behaviour: {what}");
+    }
     if let Some(steps) = b.diverged {
         return format!("does not return within {steps} interpreter steps");
     }
@@ -247,7 +255,9 @@ pub(crate) fn behaviour_against(b: &Behaviour, other: Option<&Behaviour>) -> Str
     for (n, v) in &b.globals {
         parts.push(format!("{n} = {v}"));
     }
-    for (n, v) in &b.memory {
+    // Against a version stopped by an invalid access, no buffer is compared.
+    let against_undefined = other.is_some_and(|o| o.undefined.is_some());
+    for (n, v) in b.memory.iter().filter(|_| !against_undefined) {
         let same = other.is_some_and(|o| o.memory.iter().any(|(m, w)| m == n && w == v));
         if !same {
             parts.push(format!("{n}[] = {v}"));

@@ -353,7 +353,7 @@ fn check_pair(dir: &Path, tmp: &Path) -> PairReport {
                     )),
                 }
             }
-            Err(RunError::Ub { msg, line }) => {
+            Err(RunError::Ub { msg, line, .. }) => {
                 rep.excluded_dizy += 1;
                 rep.dizy_only_ub
                     .push(format!("{call}: {natives}; dizy: UB at line {line}: {msg}"));

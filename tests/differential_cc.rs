@@ -171,7 +171,7 @@ fn check_file(path: &Path, tmp: &Path) -> FileReport {
                     "{call}: native {expected}, dizy output malformed: {why}"
                 )),
             },
-            Err(RunError::Ub { msg, line }) => {
+            Err(RunError::Ub { msg, line, .. }) => {
                 rep.excluded_dizy += 1;
                 rep.dizy_only_ub.push(format!(
                     "{call}: native {expected}, dizy: UB at line {line:?}: {msg}"

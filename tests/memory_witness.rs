@@ -120,6 +120,36 @@ const DIFFERENT: &[Case] = &[
     },
 ];
 
+/// Pairs where one version accesses memory it may not on some input (the fix of a security
+/// patch): `different`, with the invalid access as the old version's behaviour.
+const UNSAFE_IN_OLD: &[Case] = &[
+    Case {
+        name: "bounds_check_added",
+        prelude: "",
+        old: "int f(const char *s, int n, int i) { return s[i]; }",
+        new: "int f(const char *s, int n, int i) { if (i < 0 || i >= n) return -1; return s[i]; }",
+        params: &["const char *", "int", "int"],
+        ret: "int",
+    },
+    Case {
+        name: "null_check_added",
+        prelude: "struct R { int lo; int hi; };",
+        old: "int f(struct R *r) { return r->hi - r->lo; }",
+        new: "int f(struct R *r) { if (!r) return 0; return r->hi - r->lo; }",
+        params: &["struct R *"],
+        ret: "int",
+    },
+    Case {
+        // coreutils md5sum's bsd_split_3 before 6.11: `s_len - 1` wraps for an empty line.
+        name: "length_zero_wraps",
+        prelude: "",
+        old: "int f(char *s, unsigned long s_len) { unsigned long i = s_len - 1; while (i && s[i] != ')') i--; return s[i] == ')'; }",
+        new: "int f(char *s, unsigned long s_len) { if (s_len == 0) return 0; unsigned long i = s_len - 1; while (i && s[i] != ')') i--; return s[i] == ')'; }",
+        params: &["char *", "unsigned long"],
+        ret: "int",
+    },
+];
+
 /// The same function written another way: never `different`.
 const SAME: &[Case] = &[
     Case {
@@ -297,8 +327,8 @@ fn param_names(c: &Case) -> Vec<String> {
         .collect()
 }
 
-/// Build and run the test's driver for one version with ASan and UBSan; its stdout.
-fn run_driver(dir: &Path, tag: &str, src: &str) -> String {
+/// Build the test's driver for one version with ASan and UBSan; the executable.
+fn build_driver(dir: &Path, tag: &str, src: &str) -> std::path::PathBuf {
     let c = dir.join(format!("driver-{tag}.c"));
     let exe = dir.join(format!("driver-{tag}"));
     std::fs::write(&c, src).expect("write driver");
@@ -319,6 +349,48 @@ fn run_driver(dir: &Path, tag: &str, src: &str) -> String {
         "{}\n{src}",
         String::from_utf8_lossy(&out.stderr)
     );
+    exe
+}
+
+/// Run the witness `w` on both versions with the test's own driver: a version dizy says
+/// accesses memory it may not must trip a sanitizer; otherwise both run clean and print
+/// different results.
+fn reproduce(dir: &Path, c: &Case, w: &Json, old: &Path, new: &Path) -> Result<(), String> {
+    let mut outs = vec![];
+    for (tag, file) in [("old", old), ("new", new)] {
+        let src = driver(file, c, w);
+        if w[tag]["undefined_behaviour"].is_string() {
+            let exe = build_driver(dir, tag, &src);
+            let mut cmd = Command::new(&exe);
+            cmd.env("ASAN_OPTIONS", "detect_leaks=0");
+            let run = common::run_with_timeout(&mut cmd, None, Duration::from_secs(30));
+            if run.code() == Some(0)
+                || !(run.stderr.contains("AddressSanitizer")
+                    || run.stderr.contains("runtime error"))
+            {
+                return Err(format!(
+                    "the {tag} version runs clean on the witness {}: {}",
+                    w["inputs"], run.stdout
+                ));
+            }
+            outs.push(None);
+        } else {
+            outs.push(Some(run_driver(dir, tag, &src)));
+        }
+    }
+    match (&outs[0], &outs[1]) {
+        (Some(o), Some(n)) if o == n => Err(format!(
+            "the versions behave the same on the witness {}: {o}",
+            w["inputs"]
+        )),
+        (None, None) => Err("both versions have undefined behaviour".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Build and run the test's driver for one version with ASan and UBSan; its stdout.
+fn run_driver(dir: &Path, tag: &str, src: &str) -> String {
+    let exe = build_driver(dir, tag, src);
     let mut cmd = Command::new(&exe);
     // The driver does not free its buffers: leaks are not what this checks.
     cmd.env("ASAN_OPTIONS", "detect_leaks=0");
@@ -353,17 +425,42 @@ fn differing_memory_pairs_get_witnesses_that_reproduce_under_asan() {
         {
             failures.push(format!("{}: validated by {}", c.name, w["validated_by"]));
         }
-        let o = run_driver(&dir, "old", &driver(&old, c, w));
-        let n = run_driver(&dir, "new", &driver(&new, c, w));
-        if o == n {
-            failures.push(format!(
-                "{}: the versions behave the same on the witness {}: {o}",
-                c.name, w["inputs"]
-            ));
+        if let Err(e) = reproduce(&dir, c, w, &old, &new) {
+            failures.push(format!("{}: {e}", c.name));
         }
     }
     let _ = std::fs::remove_dir_all(&root);
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn an_invalid_access_in_one_version_is_a_difference_asan_confirms() {
+    let root = std::env::temp_dir().join(format!("dizy-memory-unsafe-{}", std::process::id()));
+    for c in UNSAFE_IN_OLD {
+        let dir = root.join(c.name);
+        let (old, new) = write_pair(&dir, c);
+        let (code, report) = dizy_json(&old, &new);
+        let f = &report["functions"][0];
+        let w = &f["witness"];
+        assert_eq!(f["verdict"], "different", "{}: {f:#}", c.name);
+        assert_eq!(code, Some(1), "{}", c.name);
+        assert!(
+            w["old"]["undefined_behaviour"].is_string()
+                && w["new"]["undefined_behaviour"].is_null(),
+            "{}: {w:#}",
+            c.name
+        );
+        assert!(
+            w["validated_by"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("interpreter+native")),
+            "{}: {w:#}",
+            c.name
+        );
+        // The test's own driver: the new version runs clean, the old one trips ASan.
+        reproduce(&dir, c, w, &old, &new).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]

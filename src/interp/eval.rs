@@ -6,7 +6,7 @@
 //! [`RunError`] naming the construct and the current source line.
 
 use super::memory::{decode, encode, func_addr, Desc, MemErr, Ptr};
-use super::{Interp, RunError, Value};
+use super::{Interp, RunError, UbKind, Value};
 use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, Place, UnOp, VarId};
 
 /// Nesting limit for expressions and places (the evaluator recurses on the Rust stack).
@@ -152,6 +152,7 @@ impl<'a> Interp<'a> {
         Err(RunError::Ub {
             msg: msg.into(),
             line: self.line,
+            kind: UbKind::Other,
         })
     }
 
@@ -190,7 +191,16 @@ impl<'a> Interp<'a> {
 
     pub(super) fn mem_err(&self, e: MemErr) -> RunError {
         let line = self.line;
-        let ub = |msg: String| RunError::Ub { msg, line };
+        let ub = |msg: String| RunError::Ub {
+            msg,
+            line,
+            kind: UbKind::Memory,
+        };
+        let other = |msg: String| RunError::Ub {
+            msg,
+            line,
+            kind: UbKind::Other,
+        };
         let name = |d| {
             let n = self.desc_name(d);
             if matches!(d, Desc::Str(_) | Desc::Input(_)) {
@@ -214,7 +224,7 @@ impl<'a> Interp<'a> {
                 name(desc),
                 off.saturating_add(size)
             )),
-            MemErr::ReadOnly(_) => ub("write to a string literal".into()),
+            MemErr::ReadOnly(_) => other("write to a string literal".into()),
             MemErr::Unknown(d) => RunError::Unsupported {
                 msg: format!(
                     "{} is declared `extern` without a definition in this file",
@@ -229,9 +239,9 @@ impl<'a> Interp<'a> {
                     "object"
                 };
                 if whole {
-                    ub(format!("read of uninitialized {what} {}", name(desc)))
+                    other(format!("read of uninitialized {what} {}", name(desc)))
                 } else {
-                    ub(format!(
+                    other(format!(
                         "read of uninitialized memory in {} at byte offset {off}",
                         name(desc)
                     ))

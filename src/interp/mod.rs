@@ -94,10 +94,24 @@ pub struct RunOutcome {
     pub output: Vec<u8>,
 }
 
+/// What kind of undefined behaviour a run hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UbKind {
+    /// An invalid memory access or pointer: null, dangling, out of bounds (a crash or an
+    /// AddressSanitizer report natively).
+    Memory,
+    /// Anything else: signed overflow, an uninitialized read, a bad shift, …
+    Other,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunError {
     /// Undefined behaviour at a source line (the input is not a valid test of the program).
-    Ub { msg: String, line: u32 },
+    Ub {
+        msg: String,
+        line: u32,
+        kind: UbKind,
+    },
     /// The step budget ran out (probably an infinite loop).
     Budget { steps: u64 },
     /// Calls nested deeper than the interpreter's limit (probably infinite recursion).
@@ -111,7 +125,9 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Ub { msg, line } => write!(f, "undefined behavior: {msg} at line {line}"),
+            RunError::Ub { msg, line, .. } => {
+                write!(f, "undefined behavior: {msg} at line {line}")
+            }
             RunError::Budget { steps } => write!(f, "step budget exhausted after {steps} steps"),
             RunError::Depth { limit, line } => {
                 write!(f, "call depth limit ({limit}) exceeded at line {line}")
@@ -503,6 +519,7 @@ impl<'a> Interp<'a> {
                         gf.name
                     ),
                     line: gf.func.end_line.0,
+                    kind: UbKind::Other,
                 })
             }
         };

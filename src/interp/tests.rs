@@ -177,7 +177,8 @@ fn pointer_to_local_and_dangling_pointer() {
         run(&p, "bad", &[]),
         Err(RunError::Ub {
             msg: "read of uninitialized variable `x`".into(),
-            line: 9
+            line: 9,
+            kind: crate::interp::UbKind::Other,
         })
     );
     let m = ub_msg(run(&p, "dang", &[]));

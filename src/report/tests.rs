@@ -71,6 +71,7 @@ fn behaviour(ret: &str) -> Behaviour {
         memory: vec![],
         output: vec![],
         diverged: None,
+        undefined: None,
     }
 }
 

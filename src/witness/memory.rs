@@ -40,7 +40,8 @@ impl Shape {
             CType::Ptr(p) => {
                 let elem = match &**p {
                     CType::Void => CType::UCHAR,
-                    t if t.is_arith() => t.clone(),
+                    // Slots for pointers the function stores (`char **end`), null at entry.
+                    t if t.is_arith() || t.is_pointer() => t.clone(),
                     t @ CType::Struct(_) if complete(t) => t.clone(),
                     _ => return None,
                 };
@@ -119,6 +120,7 @@ pub fn type_name(prog: &Program, ty: &CType) -> String {
         return n;
     }
     match ty {
+        CType::Ptr(t) => format!("{} *", type_name(prog, t)),
         CType::Struct(s) => {
             let d = &prog.structs[s.index()];
             let kw = if d.is_union { "union" } else { "struct" };
@@ -158,10 +160,27 @@ pub fn buffer_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
 }
 
 /// The contents of a buffer after a call, as compared between the versions: a brace list of
-/// its elements (a string literal for `char`s).
-pub fn contents_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
+/// its elements (a string literal for `char`s); `pointer` names a pointer element's target
+/// (see [`pointer_text`]), given its address.
+pub fn contents_text(
+    prog: &Program,
+    elem: &CType,
+    bytes: &[u8],
+    pointer: &dyn Fn(u64) -> String,
+) -> String {
     if is_char(elem) {
         return string_literal(bytes);
+    }
+    if elem.is_pointer() {
+        let elems: Vec<String> = bytes
+            .chunks(8)
+            .map(|c| {
+                let mut raw = [0u8; 8];
+                raw[..c.len()].copy_from_slice(c);
+                pointer(u64::from_le_bytes(raw))
+            })
+            .collect();
+        return format!("{{{}}}", elems.join(", "));
     }
     let esize = prog.size_of(elem).max(1) as usize;
     let elems: Vec<String> = bytes
@@ -173,6 +192,9 @@ pub fn contents_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
 
 fn element_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
     match interp::scalar_from_bytes(elem, bytes) {
+        // Inputs hold null pointers only.
+        Some(Value::Int(0)) if elem.is_pointer() => "0".into(),
+        Some(_) if elem.is_pointer() => "non-null".into(),
         Some(v) if elem.is_arith() => interp::format_value(&v, elem),
         _ => aggregate_text(prog, elem, bytes),
     }
@@ -345,6 +367,11 @@ fn candidates(
     let mut out = vec![];
     match shape {
         Shape::Scalar(_) => {}
+        // Slots for pointers the function stores: one or two, null at entry.
+        Shape::Buffer { elem_size, elem } if elem.is_pointer() => {
+            out.push(Input::Buffer(vec![0; *elem_size as usize]));
+            out.push(Input::Buffer(vec![0; 2 * *elem_size as usize]));
+        }
         Shape::Buffer { elem, .. } if is_char(elem) => {
             let mut strings: Vec<Vec<u8>> = vec![
                 b"ab".to_vec(),
@@ -455,6 +482,9 @@ pub fn random_input(
                 b.push(0);
             }
             Input::Buffer(b)
+        }
+        Shape::Buffer { elem, elem_size } if elem.is_pointer() => {
+            Input::Buffer(vec![0; *elem_size as usize * (1 + (rnd() % 2) as usize)])
         }
         Shape::Buffer { elem, .. } => {
             let len = 1 + (rnd() % 8) as usize;

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::interp::{self, Arg, Interp, Observed, RunError, Value};
+use crate::interp::{self, Arg, Interp, Observed, RunError, UbKind, Value};
 use crate::ir::{CType, Program, VarId, VarKind};
 use crate::limits::Budget;
 use memory::{Input, Param, Shape};
@@ -69,6 +69,9 @@ pub struct Behaviour {
     pub output: Vec<u8>,
     /// Did not return within this many interpreter steps (then `ret` says so).
     pub diverged: Option<u64>,
+    /// Stopped by an invalid memory access (null, dangling, out of bounds): what and where.
+    /// The other fields then say nothing.
+    pub undefined: Option<String>,
 }
 
 /// How many times the step budget a run that seemed not to return is given again before its
@@ -138,6 +141,24 @@ fn behave_args(
                 memory: vec![],
                 output: vec![],
                 diverged: Some(budget),
+                undefined: None,
+            })
+        }
+        // An invalid memory access is behaviour of its own: the caller sees a crash (or worse),
+        // and a version without it differs.
+        Err(RunError::Ub {
+            msg,
+            line,
+            kind: UbKind::Memory,
+        }) => {
+            return Some(Behaviour {
+                ret: "undefined behaviour".into(),
+                globals: vec![],
+                modified: vec![],
+                memory: vec![],
+                output: vec![],
+                diverged: None,
+                undefined: Some(format!("{msg} at line {line}")),
             })
         }
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
@@ -177,7 +198,9 @@ fn behave_args(
         .filter_map(|(k, p)| match (&p.shape, inputs.get(k)) {
             (Shape::Buffer { elem, .. }, Some(Input::Buffer(_))) => Some((
                 p.name.clone(),
-                memory::contents_text(&prog.program, elem, &it.input_bytes(k)?),
+                memory::contents_text(&prog.program, elem, &it.input_bytes(k)?, &|a| {
+                    pointer(&Value::Int(i128::from(a)))
+                }),
             )),
             _ => None,
         })
@@ -189,6 +212,7 @@ fn behave_args(
         memory,
         output: out.output,
         diverged: None,
+        undefined: None,
     })
 }
 
@@ -197,6 +221,14 @@ fn behave_args(
 /// keeps its initial value, which is the program's, not the function's). Values compare as
 /// [`same_value`] says.
 pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
+    // An invalid access in one version only, the other returning: a difference (the fixed
+    // out-of-bounds read of a security patch). Both invalid, or one running on: none shown.
+    match (&a.undefined, &b.undefined) {
+        (Some(_), Some(_)) => return false,
+        (Some(_), None) => return b.diverged.is_none(),
+        (None, Some(_)) => return a.diverged.is_none(),
+        (None, None) => {}
+    }
     // One version returns, the other runs on: a difference of termination. Two runs that
     // both run on show no difference.
     match (a.diverged, b.diverged) {

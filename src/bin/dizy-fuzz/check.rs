@@ -344,7 +344,7 @@ pub fn check_pair(
     };
     r.valid_inputs = obs
         .iter()
-        .filter(|o| !matches!(o, Obs::Ub | Obs::Skipped))
+        .filter(|o| !matches!(o, Obs::Ub { .. } | Obs::Skipped))
         .count();
     r.hang_inputs = obs
         .iter()
@@ -438,10 +438,23 @@ fn witness_problem(
             .unwrap_or_default()
     };
     let claim_text = format!("dizy claims old {}, new {}", w["old"], w["new"]);
+    // dizy may claim that one version accesses memory it may not (`undefined_behaviour`):
+    // that version must have undefined behaviour natively, the other none.
+    let undefined = |side: &str| claimed(side).contains_key("undefined_behaviour");
     let runs: (Option<&Run>, Option<&Run>) = match obs {
-        Obs::Ub => {
+        Obs::Ub { old: o, new: n } if (*o, *n) == (undefined("old"), undefined("new")) => {
+            return None
+        }
+        Obs::Ub { .. } => {
             return Some(format!(
-                "witness input {shown} has undefined behaviour natively"
+                "witness input {shown} has undefined behaviour natively ({}); {claim_text}",
+                obs.describe()
+            ))
+        }
+        _ if undefined("old") || undefined("new") => {
+            return Some(format!(
+                "witness input {shown}: dizy claims undefined behaviour, natively {}; {claim_text}",
+                obs.describe()
             ))
         }
         Obs::Skipped => return None,

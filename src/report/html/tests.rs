@@ -125,6 +125,7 @@ fn plane(axes: &[(&str, &[i64])], outcome: impl Fn(&[i64]) -> Outcome) -> InputP
                 memory: vec![],
                 output: vec![],
                 diverged: None,
+                undefined: None,
             };
             let (old, new) = match o {
                 Outcome::Agree => (Some(b("0")), Some(b("0"))),

@@ -98,12 +98,25 @@ pub(super) fn harness(
     ));
     s.push_str(
         "static double dizy_f64(unsigned long long b) { double x; __builtin_memcpy(&x, &b, 8); return x; }\n\
-         static float dizy_f32(unsigned int b) { float x; __builtin_memcpy(&x, &b, 4); return x; }\n\n\
+         static float dizy_f32(unsigned int b) { float x; __builtin_memcpy(&x, &b, 4); return x; }\n\
+         /* Where pointer p points: 0, @K:OFF (into the buffer of parameter K), or x (elsewhere). */\n\
+         static unsigned char *dizy_bufs[64]; static unsigned long long dizy_sizes[64];\n\
+         static void dizy_target(FILE *o, const void *p)\n{\n\
+         \x20   unsigned long long a = (unsigned long long)(__UINTPTR_TYPE__)p;\n\
+         \x20   if (!a) { fprintf(o, \" 0\"); return; }\n\
+         \x20   for (int k = 0; k < 64; k++) {\n\
+         \x20       unsigned long long b = (unsigned long long)(__UINTPTR_TYPE__)dizy_bufs[k];\n\
+         \x20       if (dizy_bufs[k] && a >= b && a <= b + dizy_sizes[k]) { fprintf(o, \" @%d:%llu\", k, a - b); return; }\n\
+         \x20   }\n\
+         \x20   fprintf(o, \" x\");\n}\n\n\
          int main(int dizy_argc, char **dizy_argv)\n{\n",
     );
     let mut args = vec![];
-    // Buffers by parameter index, with their sizes.
-    let mut buffers: Vec<(usize, usize)> = vec![];
+    // Buffers by parameter index, with their sizes and whether they hold pointers.
+    let mut buffers: Vec<(usize, usize, bool)> = vec![];
+    if f.params.len() > 64 {
+        return Err("more than 64 parameters".into());
+    }
     for (i, ((p, (name, lit)), input)) in f.params.iter().zip(&w.inputs).zip(&w.args).enumerate() {
         let t = &f.var(*p).ty;
         match input {
@@ -126,7 +139,11 @@ pub(super) fn harness(
                     b.len()
                 ));
                 args.push(format!("(void *)dizy_b{i}"));
-                buffers.push((i, b.len()));
+                s.push_str(&format!(
+                    "    dizy_bufs[{i}] = dizy_b{i}; dizy_sizes[{i}] = {};\n",
+                    b.len()
+                ));
+                buffers.push((i, b.len(), t.pointee().is_some_and(CType::is_pointer)));
             }
             Input::SameAs(j) => args.push(format!("(void *)dizy_b{j}")),
             Input::Aggregate(b) => {
@@ -193,19 +210,9 @@ pub(super) fn harness(
     };
     match &ret {
         // A pointer is written as the buffer it points into and the offset.
-        Some((r, CType::Ptr(_))) => {
-            s.push_str(&format!(
-                "    {{ unsigned long long dizy_p = (unsigned long long)(__UINTPTR_TYPE__){r};\n\
-                 \x20     if (!dizy_p) fprintf(dizy_out, \"return 0\\n\");\n"
-            ));
-            for (i, n) in &buffers {
-                s.push_str(&format!(
-                    "      else if (dizy_p >= (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i} && dizy_p <= (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i} + {n})\n\
-                     \x20       fprintf(dizy_out, \"return @{i} %llu\\n\", dizy_p - (unsigned long long)(__UINTPTR_TYPE__)dizy_b{i});\n"
-                ));
-            }
-            s.push_str("      else fprintf(dizy_out, \"return non-null\\n\"); }\n");
-        }
+        Some((r, CType::Ptr(_))) => s.push_str(&format!(
+            "    fprintf(dizy_out, \"return\");\n    dizy_target(dizy_out, (const void *){r});\n    fprintf(dizy_out, \"\\n\");\n"
+        )),
         Some((r, t)) => s.push_str(&emit("return", r, t)?),
         None => {}
     }
@@ -214,10 +221,17 @@ pub(super) fn harness(
         let line = emit(&format!("global {g}"), g, t)?;
         s.push_str(&line);
     }
-    for (i, n) in &buffers {
-        s.push_str(&format!(
-            "    fprintf(dizy_out, \"mem {i} \");\n    for (int dizy_k = 0; dizy_k < {n}; dizy_k++) fprintf(dizy_out, \"%02x\", dizy_b{i}[dizy_k]);\n    fprintf(dizy_out, \"\\n\");\n"
-        ));
+    for (i, n, pointers) in &buffers {
+        if *pointers {
+            // Slots holding pointers: where each points, not its address.
+            s.push_str(&format!(
+                "    fprintf(dizy_out, \"memp {i}\");\n    for (int dizy_k = 0; dizy_k < {n} / 8; dizy_k++) {{ void *dizy_v; __builtin_memcpy(&dizy_v, dizy_b{i} + 8 * dizy_k, 8); dizy_target(dizy_out, dizy_v); }}\n    fprintf(dizy_out, \"\\n\");\n"
+            ));
+        } else {
+            s.push_str(&format!(
+                "    fprintf(dizy_out, \"mem {i} \");\n    for (int dizy_k = 0; dizy_k < {n}; dizy_k++) fprintf(dizy_out, \"%02x\", dizy_b{i}[dizy_k]);\n    fprintf(dizy_out, \"\\n\");\n"
+            ));
+        }
     }
     s.push_str("    return fclose(dizy_out) != 0;\n}\n");
     Ok(s)

@@ -102,7 +102,9 @@ pub fn validate(
             |_| vec![],
             |p| frontend::file_macro_args(&p, &new.source.display().to_string()),
         );
-        let exe = match compile(&dir.0, tag, &src, &names, fe) {
+        // A version claimed to access memory it may not is built with AddressSanitizer too.
+        let asan = claimed.undefined.is_some();
+        let exe = match compile(&dir.0, tag, &src, &names, fe, asan) {
             Ok(p) => p,
             Err(Built::Failed(e)) => return Native::NotApplicable(format!("{tag} version: {e}")),
             Err(Built::Limit(limits, hit)) => {
@@ -123,7 +125,23 @@ pub fn validate(
             (v, func, &w.args),
             timeout,
             &fe.child,
+            asan,
         );
+        // The claimed invalid access happened natively when a sanitizer stopped the run or it
+        // crashed; a clean run refutes it.
+        let res = match (res, asan) {
+            (RunResult::Failed(why), true)
+                if why.starts_with("has undefined behaviour") || why.starts_with("stopped abnormally") =>
+            {
+                RunResult::Ran(claimed.clone())
+            }
+            (RunResult::Ran(_), true) => {
+                return Native::Refuted(format!(
+                    "the {tag} version ran without an invalid memory access natively (built with AddressSanitizer)"
+                ))
+            }
+            (res, _) => res,
+        };
         // A version that did not return in the interpreter is expected to run on natively:
         // running out of time (or of CPU seconds) confirms it.
         let res = match (&res, claimed.diverged) {
@@ -258,6 +276,7 @@ fn observable(v: &Version, func: &str, b: &Behaviour) -> Behaviour {
         memory: b.memory.clone(),
         output: b.output.clone(),
         diverged: b.diverged,
+        undefined: b.undefined.clone(),
     }
 }
 
@@ -277,6 +296,7 @@ fn compile(
     src: &str,
     file_names: &[String],
     fe: &frontend::Options,
+    asan: bool,
 ) -> Result<PathBuf, Built> {
     let c = dir.join(format!("{tag}_harness.c"));
     let exe = dir.join(format!("{tag}_harness"));
@@ -293,6 +313,9 @@ fn compile(
         SANITIZE,
         "-fno-sanitize-recover=all",
     ]);
+    if asan {
+        cmd.arg("-fsanitize=address");
+    }
     for d in &fe.include_dirs {
         cmd.arg("-I").arg(d);
     }
@@ -332,20 +355,31 @@ fn run(
     (v, func, inputs): (&Version, &str, &[Input]),
     timeout: Duration,
     child: &ChildLimits,
+    asan: bool,
 ) -> RunResult {
-    let limits = child.cpu_at_most(timeout);
+    let mut limits = child.cpu_at_most(timeout);
+    // AddressSanitizer reserves terabytes of address space: its own resident-size bound
+    // replaces the address-space limit.
+    let rss_mb = limits.memory_mb;
+    if asan {
+        limits.memory_mb = 0;
+    }
     let mut cmd = match limits.command(exe) {
         Ok(c) => c,
         Err(e) => return RunResult::Failed(format!("could not be started ({e})")),
     };
-    let r = run_with_timeout(
-        cmd.arg(out).env(
-            "UBSAN_OPTIONS",
-            "print_stacktrace=0:halt_on_error=1:exitcode=86",
-        ),
-        None,
-        timeout,
+    cmd.arg(out).env(
+        "UBSAN_OPTIONS",
+        "print_stacktrace=0:halt_on_error=1:exitcode=86",
     );
+    if asan {
+        let rss = if rss_mb == 0 { 4096 } else { rss_mb };
+        cmd.env(
+            "ASAN_OPTIONS",
+            format!("detect_leaks=0:hard_rss_limit_mb={rss}:exitcode=87"),
+        );
+    }
+    let r = run_with_timeout(&mut cmd, None, timeout);
     let stderr = String::from_utf8_lossy(&r.stderr);
     if r.timed_out {
         return RunResult::TimedOut(timeout);
@@ -401,45 +435,40 @@ fn parse_result(
         memory: vec![],
         output,
         diverged: None,
+        undefined: None,
     };
     for l in text.lines() {
         let words: Vec<&str> = l.split(' ').collect();
         match words.as_slice() {
+            ["return", t] if f.ret.is_pointer() => {
+                let t = parse_target(t).ok_or_else(|| bad(l))?;
+                b.ret = memory::pointer_text(&params, inputs, &t);
+            }
             ["return", w] => b.ret = value(w, &f.ret).ok_or_else(|| bad(l))?,
-            ["return", at, off] => {
-                let arg = at.strip_prefix('@').and_then(|a| a.parse().ok());
-                let (Some(arg), Ok(off)) = (arg, off.parse()) else {
-                    return Err(bad(l));
-                };
-                b.ret = memory::pointer_text(&params, inputs, &Target::Input { arg, off });
-            }
-            ["mem", k, hex] => {
-                let k: usize = k.parse().map_err(|_| bad(l))?;
-                let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
-                    .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
-                    .collect();
-                let (Some(bytes), Some(p)) = (bytes, params.get(k)) else {
-                    return Err(bad(l));
-                };
-                let Shape::Buffer { elem, .. } = &p.shape else {
-                    return Err(bad(l));
-                };
-                b.memory.push((
-                    p.name.clone(),
-                    memory::contents_text(&v.prog.program, elem, &bytes),
-                ));
-            }
-            ["mem", k] => {
-                // An empty buffer.
+            ["mem", k, rest @ ..] | ["memp", k, rest @ ..] => {
                 let p = k
                     .parse::<usize>()
                     .ok()
                     .and_then(|k| params.get(k))
                     .ok_or_else(|| bad(l))?;
-                b.memory.push((
-                    p.name.clone(),
-                    memory::contents_text(&v.prog.program, &CType::CHAR, &[]),
-                ));
+                let Shape::Buffer { elem, .. } = &p.shape else {
+                    return Err(bad(l));
+                };
+                let text = if l.starts_with("memp") {
+                    let ts: Option<Vec<String>> = rest
+                        .iter()
+                        .map(|t| parse_target(t).map(|t| memory::pointer_text(&params, inputs, &t)))
+                        .collect();
+                    format!("{{{}}}", ts.ok_or_else(|| bad(l))?.join(", "))
+                } else {
+                    let hex = rest.first().copied().unwrap_or("");
+                    let bytes: Option<Vec<u8>> = (0..hex.len() / 2)
+                        .map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok())
+                        .collect();
+                    let bytes = bytes.ok_or_else(|| bad(l))?;
+                    memory::contents_text(&v.prog.program, elem, &bytes, &|_| "?".into())
+                };
+                b.memory.push((p.name.clone(), text));
             }
             ["global", g, w] => {
                 let t = global_type(v, func, g).ok_or_else(|| bad(l))?;
@@ -450,6 +479,21 @@ fn parse_result(
         }
     }
     Ok(b)
+}
+
+/// A target as the harness writes it: `0`, `@K:OFF` or `x`.
+fn parse_target(t: &str) -> Option<Target> {
+    Some(match t {
+        "0" => Target::Null,
+        "x" => Target::Other,
+        _ => {
+            let (k, off) = t.strip_prefix('@')?.split_once(':')?;
+            Target::Input {
+                arg: k.parse().ok()?,
+                off: off.parse().ok()?,
+            }
+        }
+    })
 }
 
 /// A directory removed when dropped.
@@ -583,6 +627,7 @@ mod tests {
             memory: vec![],
             output: out.as_bytes().to_vec(),
             diverged: None,
+            undefined: None,
         }
     }
 

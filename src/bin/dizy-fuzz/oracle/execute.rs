@@ -37,8 +37,12 @@ enum One {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Obs {
     Ran(Box<Run>, Box<Run>),
-    /// Either version has undefined behaviour on this input: it is not a test.
-    Ub,
+    /// Either version has undefined behaviour on this input (which one): it is not a test of
+    /// equal behaviour, only of a witness that says so.
+    Ub {
+        old: bool,
+        new: bool,
+    },
     /// Neither version terminated: not a difference.
     BothHang,
     /// Exactly one version did not terminate; the other's run.
@@ -99,7 +103,14 @@ impl Obs {
                 Some(d) => format!("old/new differ: {d}"),
                 None => format!("both return {} (no difference)", a.ret),
             },
-            Obs::Ub => "undefined behaviour".into(),
+            Obs::Ub { old, new } => format!(
+                "undefined behaviour in {}",
+                match (old, new) {
+                    (true, true) => "both versions",
+                    (true, false) => "the old version",
+                    _ => "the new version",
+                }
+            ),
             Obs::BothHang => "neither version terminates".into(),
             Obs::OneHangs { old_hangs, other } => format!(
                 "the {} version does not terminate (within {HANG_MS} ms of CPU), the {} returns {}",
@@ -194,7 +205,14 @@ pub fn execute(exe: &Path, inputs: &[Input], priority: usize) -> Result<Vec<Obs>
         .into_iter()
         .map(
             |[a, b]| match (a.unwrap_or(One::Ub), b.unwrap_or(One::Ub)) {
-                (One::Ub, _) | (_, One::Ub) => Obs::Ub,
+                (One::Ub, y) => Obs::Ub {
+                    old: true,
+                    new: matches!(y, One::Ub),
+                },
+                (_, One::Ub) => Obs::Ub {
+                    old: false,
+                    new: true,
+                },
                 (One::Skip, _) | (_, One::Skip) => Obs::Skipped,
                 (One::Hang, One::Hang) => Obs::BothHang,
                 (One::Hang, One::Ran(r)) => Obs::OneHangs {
