@@ -347,13 +347,23 @@ struct Runner<'a> {
     /// The first input on which the versions differed only in the sign of a zero or a NaN
     /// payload (the same values, so no witness).
     bits_only: Option<Inputs>,
+    /// The first witness whose difference is an invalid memory access, with the run count at
+    /// which it was found: kept while the search looks a little longer for one on which both
+    /// versions run cleanly, a plainer demonstration.
+    unsafe_witness: Option<(Witness, usize)>,
 }
+
+/// Runs spent looking for a clean witness once one with an invalid access is known.
+const CLEAN_WITNESS_RUNS: usize = 300;
 
 impl Runner<'_> {
     /// Out of runs, time, or memory (`--max-memory`; checked between runs and z3 queries, which
     /// have their own time limit — z3's own memory bound crashes the z3 crate when reached).
     fn exhausted(&self) -> bool {
-        self.runs >= self.opts.max_runs
+        self.unsafe_witness
+            .as_ref()
+            .is_some_and(|(_, at)| self.runs >= at + CLEAN_WITNESS_RUNS)
+            || self.runs >= self.opts.max_runs
             || self.start.elapsed() > self.opts.time
             || self.budget.check().is_err()
     }
@@ -426,7 +436,11 @@ impl Runner<'_> {
         if self.bits_only.is_none() && differ_only_in_bits(&o, &n) {
             self.bits_only = Some(lits.clone());
         }
-        differ(&o, &n).then(|| Witness {
+        if !differ(&o, &n) {
+            return None;
+        }
+        let unsafe_access = o.undefined.is_some() || n.undefined.is_some();
+        let w = Witness {
             inputs: lits,
             args: inputs.to_vec(),
             old: o,
@@ -438,7 +452,14 @@ impl Runner<'_> {
             path_len: None,
             time_ms: self.start.elapsed().as_millis(),
             also: vec![],
-        })
+        };
+        if unsafe_access {
+            if self.unsafe_witness.is_none() {
+                self.unsafe_witness = Some((w, self.runs));
+            }
+            return None;
+        }
+        Some(w)
     }
 }
 
@@ -487,8 +508,9 @@ pub fn search(
         start: Instant::now(),
         budget,
         bits_only: None,
+        unsafe_witness: None,
     };
-    let witness = search::run(&mut r, delta, corr);
+    let witness = search::run(&mut r, delta, corr).or(r.unsafe_witness.map(|(w, _)| w));
     let notes = match (&witness, r.bits_only) {
         (None, Some(inputs)) => {
             let lits: Vec<String> = inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();

@@ -65,6 +65,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         start: Instant::now(),
         budget: &budget,
         bits_only: None,
+        unsafe_witness: None,
     };
     f(&mut r)
 }
