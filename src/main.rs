@@ -93,6 +93,9 @@ enum Cmd {
         /// code), a configuration (-D/-U) that compiles it; each gets its own report section
         #[arg(long = "config-all")]
         config_all: bool,
+        /// No progress bar (it is drawn on stderr only when stderr is a terminal)
+        #[arg(long, short = 'q')]
+        quiet: bool,
         #[command(flatten)]
         cpp: CppArgs,
     },
@@ -214,6 +217,7 @@ fn run(cli: Cli) -> ExitCode {
             validate,
             format,
             config_all,
+            quiet,
             cpp,
         } => {
             functions.extend(clients);
@@ -235,17 +239,22 @@ fn run(cli: Cli) -> ExitCode {
             };
             // The backstop for memory spent where no check runs (the parser, one z3 query).
             dizy::resources::start_watchdog(analysis.max_memory);
+            let bar = dizy::report::progress::Bar::new(quiet);
+            if let Some(b) = &bar {
+                opts.progress = b.progress();
+            }
+            let bar = bar.as_deref();
             if git {
                 return diff_git(
                     &old,
                     &new,
                     &paths,
                     compile_commands.as_deref(),
-                    opts,
+                    (opts, bar),
                     format,
                 );
             }
-            cmd_diff(&old, &new, compile_commands.as_deref(), opts, format)
+            cmd_diff(&old, &new, compile_commands.as_deref(), (opts, bar), format)
         }
         Cmd::Gcl {
             file,
@@ -283,7 +292,10 @@ fn cmd_diff(
     old: &std::path::Path,
     new: &std::path::Path,
     compile_commands: Option<&std::path::Path>,
-    mut opts: dizy::diff::DiffOptions,
+    (mut opts, bar): (
+        dizy::diff::DiffOptions,
+        Option<&dizy::report::progress::Bar>,
+    ),
     format: Format,
 ) -> ExitCode {
     if let Some(db) = compile_commands {
@@ -293,7 +305,11 @@ fn cmd_diff(
             return fail(&e.to_string());
         }
     }
-    let report = match dizy::diff::diff_files(old, new, &opts) {
+    let report = dizy::diff::diff_files(old, new, &opts);
+    if let Some(b) = bar {
+        b.finish(&report.iter().collect::<Vec<_>>());
+    }
+    let report = match report {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
@@ -472,7 +488,10 @@ fn diff_git(
     rev2: &std::path::Path,
     paths: &[PathBuf],
     db: Option<&std::path::Path>,
-    opts: dizy::diff::DiffOptions,
+    (opts, bar): (
+        dizy::diff::DiffOptions,
+        Option<&dizy::report::progress::Bar>,
+    ),
     format: Format,
 ) -> ExitCode {
     let (r1, r2) = (rev1.display().to_string(), rev2.display().to_string());
@@ -493,6 +512,13 @@ fn diff_git(
         };
         worst = dizy::diff::worse_exit(worst, result.as_ref().map_or(2, |r| r.exit_code()));
         reports.push((f.path.as_str(), result.map_err(|e| e.to_string())));
+    }
+    if let Some(b) = bar {
+        let done: Vec<_> = reports
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .collect();
+        b.finish(&done);
     }
     match format {
         Format::Text => {

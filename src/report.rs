@@ -8,6 +8,7 @@
 use serde_json::{json, Value as Json};
 
 pub mod html;
+pub mod progress;
 pub mod sarif;
 
 use crate::delta::PointDelta;

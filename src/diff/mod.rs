@@ -51,6 +51,45 @@ pub struct DiffOptions {
     pub details: bool,
     /// The size and budget of that sample.
     pub plane: crate::witness::plane::Options,
+    /// Told how the run goes (the CLI draws a progress bar with it).
+    pub progress: Progress,
+}
+
+/// What a run tells while it goes: once per file the number of functions it will analyse, then
+/// each function's verdict as it is decided.
+#[derive(Clone, Copy, Debug)]
+pub enum ProgressEvent<'a> {
+    Start { file: &'a str, functions: usize },
+    Done { function: &'a str, verdict: Verdict },
+}
+
+/// A function receiving [`ProgressEvent`]s.
+type Receiver = dyn Fn(ProgressEvent<'_>) + Send + Sync;
+
+/// A receiver of [`ProgressEvent`]s; the default receives nothing.
+#[derive(Clone, Default)]
+pub struct Progress(Option<std::sync::Arc<Receiver>>);
+
+impl Progress {
+    pub fn new(f: impl Fn(ProgressEvent<'_>) + Send + Sync + 'static) -> Progress {
+        Progress(Some(std::sync::Arc::new(f)))
+    }
+
+    fn tell(&self, e: ProgressEvent<'_>) {
+        if let Some(f) = &self.0 {
+            f(e);
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(on)"
+        } else {
+            "Progress(off)"
+        })
+    }
 }
 
 /// Witness validation: by the interpreter only, or also by compiling and running both versions
@@ -277,6 +316,10 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     };
     let inl = (vo.gcl.as_ref().unwrap_or(po), vn.gcl.as_ref().unwrap_or(pn));
     let mut functions = vec![];
+    opts.progress.tell(ProgressEvent::Start {
+        file: &pn.program.file,
+        functions: names.len(),
+    });
     for name in names {
         let was_inlined = |v: &crate::inline::Version| {
             v.gcl.is_some() && v.outcomes.get(&name).is_some_and(|o| !o.inlined.is_empty())
@@ -300,6 +343,10 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
                 format!("analysis with inlined callees failed ({why}); changed callees kept as unknown calls"),
             ));
         }
+        opts.progress.tell(ProgressEvent::Done {
+            function: &name,
+            verdict: r.verdict,
+        });
         if opts.details && matches!(r.verdict, Verdict::Timeout | Verdict::Error) {
             // No analysis to show, but both versions still run: the sample shows what they do.
             r.input_plane = details::input_plane(po, pn, &name, None, &[], opts);
