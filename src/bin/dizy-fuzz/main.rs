@@ -517,6 +517,11 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
     }
     let (nd, oe) = (count("nondeterministic"), count("oracle"));
     println!("nondeterministic pairs: {nd}, oracle errors: {oe}");
-    println!("{n} pairs: {u} unsound, {w} false witnesses, {c} crashes, {t} timeouts");
+    // Pairs the oracle could not check are no evidence: the last line says so.
+    let unchecked = match (oe, nd) {
+        (0, 0) => String::new(),
+        _ => format!(", {oe} oracle errors, {nd} nondeterministic"),
+    };
+    println!("{n} pairs: {u} unsound, {w} false witnesses, {c} crashes, {t} timeouts{unchecked}");
     i32::from(u + w + c + t + nd + oe > 0)
 }
