@@ -510,6 +510,14 @@ fn diff_git(
             Some(Err(e)) => Err(e),
             _ => dizy::diff::diff_files(&f.old, &f.new, &o),
         };
+        // The temporary checkout is gone when the report is read: name files `REV:path`.
+        let result = result.map(|mut r| {
+            for (side, rev) in [("old", &r1), ("new", &r2)] {
+                let dir = co.root.join(side);
+                r.rename_prefix(&format!("{}/", dir.display()), &format!("{rev}:"));
+            }
+            r
+        });
         worst = dizy::diff::worse_exit(worst, result.as_ref().map_or(2, |r| r.exit_code()));
         reports.push((f.path.as_str(), result.map_err(|e| e.to_string())));
     }

@@ -312,6 +312,14 @@ fn git_revisions() {
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 1, "only the changed .c file: {files:?}");
     assert_eq!(files[0]["path"], "src/tabs.c");
+    // The temporary checkout is named as git names blobs, nowhere by its path.
+    assert_eq!(files[0]["report"]["old"], "HEAD~1:src/tabs.c");
+    assert_eq!(files[0]["report"]["new"], "HEAD:src/tabs.c");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("/dizy-git-"),
+        "a temporary path in the report: {text}"
+    );
     let fs = functions(&files[0]["report"]);
     assert_eq!(verdict(&fs, "field_width"), "different");
     assert_eq!(verdict(&fs, "next_tab_stop"), "added");

@@ -187,6 +187,34 @@ pub struct Report {
 }
 
 impl Report {
+    /// Write paths that start with `from` as starting with `to` instead, in the file names,
+    /// notes and errors (`dizy diff --git` names its temporary checkout `REV:path` this way).
+    pub fn rename_prefix(&mut self, from: &str, to: &str) {
+        let fix = |s: &mut String| {
+            if s.contains(from) {
+                *s = s.replace(from, to);
+            }
+        };
+        let fix_note = |n: &mut Note| {
+            if let Some(f) = &mut n.file {
+                fix(f);
+            }
+            fix(&mut n.text);
+        };
+        fix(&mut self.old);
+        fix(&mut self.new);
+        self.assumptions.iter_mut().for_each(fix_note);
+        for f in &mut self.functions {
+            f.notes.iter_mut().for_each(fix_note);
+            if let Some(e) = &mut f.error {
+                fix(e);
+            }
+        }
+        for c in &mut self.configurations {
+            c.report.rename_prefix(from, to);
+        }
+    }
+
     /// Changes that may alter behaviour in a configuration other than the analysed one, and
     /// for which no configuration that compiles them was analysed (`--config-all`).
     pub fn unanalysed_config_changes(
