@@ -677,6 +677,8 @@ pub struct Program {
     pub rejected_refs: std::collections::BTreeMap<String, TokenRefs>,
     /// Functions defined in the file that the frontend could not lower, with the reason.
     pub rejected: Vec<(String, crate::diag::Error)>,
+    /// First and last line of each function in `rejected`, where the frontend knows them.
+    pub rejected_lines: std::collections::BTreeMap<String, (u32, u32)>,
     /// Functions (in `functions` or `rejected`) defined in an included header rather than in
     /// the file itself (`static inline` helpers): part of the program, so that a change to one
     /// changes its callers and calls to it can be inlined and executed, but not functions of

@@ -396,3 +396,29 @@ fn realworld_bug_reproducers() {
         assert_eq!(verdict(&fs, function), expected, "{pair}: {v:#}");
     }
 }
+
+/// A function the frontend rejects still has its definition lines in both versions (the table
+/// and `old_line`/`new_line` point the reader at it).
+#[test]
+fn rejected_functions_keep_their_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = tmp.path().join("old.c");
+    let new = tmp.path().join("new.c");
+    let body = |k: i32| {
+        format!("int g(int x) {{ return x; }}\nint f(int x)\n{{\n    __asm__(\"nop\");\n    return x + {k};\n}}\n")
+    };
+    std::fs::write(&old, body(1)).unwrap();
+    std::fs::write(&new, format!("\n\n{}", body(2))).unwrap();
+    let out = dizy(&[
+        "diff",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "f"), "unsupported", "{v:#}");
+    assert_eq!(fs["f"]["old_line"], 2, "{v:#}");
+    assert_eq!(fs["f"]["new_line"], 4, "{v:#}");
+}

@@ -469,6 +469,7 @@ fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
             .iter()
             .find(|f| f.name == r.name)
             .map(|f| (f.func.line.0, f.func.end_line.0))
+            .or_else(|| p.program.rejected_lines.get(&r.name).copied())
     };
     let (ro, rn) = (range(po), range(pn));
     r.old_line = ro.map(|x| x.0);

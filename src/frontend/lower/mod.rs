@@ -105,6 +105,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
     };
     let mut functions = vec![];
     let mut rejected = vec![];
+    let mut rejected_lines = std::collections::BTreeMap::new();
     for ext in &unit.0 {
         match &ext.node {
             ExternalDeclaration::Declaration(d) => {
@@ -144,6 +145,10 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
                         if !in_main {
                             cx.in_headers.insert(name.clone());
                         }
+                        rejected_lines.insert(
+                            name.clone(),
+                            (map.line(fd.span.start), map.line(fd.span.end)),
+                        );
                         rejected.push((name, e));
                     }
                 }
@@ -172,6 +177,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         fingerprints: Default::default(),
         rejected_refs: Default::default(),
         rejected,
+        rejected_lines,
         in_headers: cx.in_headers,
         long_double_lines: cx.tables.long_double_lines,
     })
