@@ -542,8 +542,9 @@ fn scalar_from(pa: &Param, vals: &serde_json::Map<String, serde_json::Value>) ->
 
 /// A witness of dizy as an input of the harness: scalars from `inputs`, buffers, strings and
 /// aliasing from `memory_inputs` (exact bytes). `None` when a buffer cannot be given to the
-/// harness exactly as dizy ran it: more elements than the parameter's capacity, bytes after a
-/// string's terminator, elements of a type read here only as scalars, structs by value.
+/// harness exactly as dizy ran it: another size than the parameter's capacity (one element for
+/// a pointer to one object, the string and one terminator for a string), elements of a type
+/// read here only as scalars, structs by value.
 pub fn input_from_witness(
     p: &Program,
     w: &serde_json::Map<String, serde_json::Value>,
@@ -623,21 +624,16 @@ fn buffer_val(role: &Role, t: &Ty, bytes: &[u8]) -> Option<Val> {
         return None;
     }
     let elems: Vec<Val> = bytes.chunks(size).map(elem).collect();
+    // Only exactly dizy's bytes are its witness: the native buffer must have the same size
+    // (a larger one would make an out-of-bounds access of dizy's run valid natively).
     match role {
-        // The harness gives exactly the bytes and a terminator after them.
+        // The harness allocates the string and one terminator.
         Role::Str => {
-            let body = bytes.strip_suffix(&[0]).unwrap_or(bytes);
+            let body = bytes.strip_suffix(&[0])?;
             (!body.contains(&0)).then(|| Val::Str(body.to_vec()))
         }
-        // One object: the generated code reads only it.
-        Role::Out | Role::Alias => elems.into_iter().next().map(|v| Val::Elems(vec![v])),
-        // Elements past dizy's buffer were never read by its run; zeros fill the capacity.
-        Role::Buf { cap, .. } if elems.len() <= *cap => {
-            let zero = elem(&vec![0; size]);
-            let mut v = elems;
-            v.resize(*cap, zero);
-            Some(Val::Elems(v))
-        }
+        Role::Out | Role::Alias if elems.len() == 1 => Some(Val::Elems(elems)),
+        Role::Buf { cap, .. } if elems.len() == *cap => Some(Val::Elems(elems)),
         _ => None,
     }
 }
