@@ -206,6 +206,16 @@ fn dizy_json(old: &Path, new: &Path) -> (Option<i32>, Json) {
     (out.code(), json)
 }
 
+/// The exact bytes of a memory input of the report.
+fn json_bytes(m: &Json) -> Vec<u8> {
+    m["bytes"]
+        .as_array()
+        .expect("bytes")
+        .iter()
+        .map(|b| b.as_u64().expect("byte") as u8)
+        .collect()
+}
+
 /// Bytes as the body of a C string literal.
 fn octal(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("\\{b:03o}")).collect()
@@ -248,12 +258,7 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
                 args.push(format!("a{i}"));
             }
             Some("buffer") => {
-                let bytes: Vec<u8> = m["bytes"]
-                    .as_array()
-                    .expect("bytes")
-                    .iter()
-                    .map(|b| b.as_u64().expect("byte") as u8)
-                    .collect();
+                let bytes = json_bytes(m);
                 s.push_str(&format!(
                     "    unsigned char *b{i} = malloc({});\n    memcpy(b{i}, \"{}\", {});\n",
                     bytes.len().max(1),
@@ -264,12 +269,7 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
                 buffers.push((i, bytes.len()));
             }
             Some("aggregate") => {
-                let bytes: Vec<u8> = m["bytes"]
-                    .as_array()
-                    .expect("bytes")
-                    .iter()
-                    .map(|b| b.as_u64().expect("byte") as u8)
-                    .collect();
+                let bytes = json_bytes(m);
                 s.push_str(&format!(
                     "    {ty} a{i};\n    memcpy(&a{i}, \"{}\", sizeof a{i});\n",
                     octal(&bytes)
