@@ -227,3 +227,35 @@ fn oracle_sees_termination_and_ignores_zero_sign_and_nan_payload() {
     );
     assert_eq!(code, 1, "{out}");
 }
+
+/// An invalid access that AddressSanitizer reports must count as undefined behaviour, not as a
+/// hang: seed 309's pair 697 reads byte 3 of a 3-byte buffer in a loop bounded by `n =
+/// SIZE_MAX`; symbolizing ASan's report took longer than the CPU limit that tells a hang, so
+/// dizy's correct witness (old: invalid read, new: returns 10) was counted false.
+#[test]
+fn oracle_counts_a_sanitizer_report_as_undefined_behaviour() {
+    let dizy = std::path::Path::new(env!("CARGO_BIN_EXE_dizy"));
+    let (code, out) = fuzz(
+        &[
+            "--seed",
+            "309",
+            "--only",
+            "697",
+            "--timeout",
+            "10",
+            "--determinism-every",
+            "0",
+        ],
+        dizy,
+    );
+    assert_eq!(
+        last_line(&out),
+        "1 pairs: 0 unsound, 0 false witnesses, 0 crashes, 0 timeouts",
+        "{out}"
+    );
+    assert!(
+        out.contains("different with validated witness 1 "),
+        "dizy finds the witness:\n{out}"
+    );
+    assert_eq!(code, 0, "{out}");
+}
