@@ -1,11 +1,14 @@
-//! `dizy diff --git REV1 REV2 [PATH…]`: the C files changed between two revisions.
+//! `dizy diff --git REV1 REV2 [PATH…]` and `dizy log RANGE`: the C files changed between two
+//! revisions, and the commits of a range.
 //!
 //! Takes a git repository (the current directory's), two revisions and optional path limits;
 //! gives, per changed `.c` file, the two versions written into a temporary directory (`git show
 //! REV:path`, with the headers of the file's directory at that revision beside it, so quoted
 //! includes resolve as in that revision). The `diff` driver then runs on each pair; a file that
-//! exists in only one revision is compared with an empty file. Read-only: runs only `git
-//! rev-parse`, `git diff --name-only`, `git ls-tree` and `git show`.
+//! exists in only one revision is compared with an empty file. [`commits`] lists a range's
+//! commits with their first parents (a root commit's parent is the empty tree). Read-only: runs
+//! only `git rev-parse`, `git diff --name-only`, `git ls-tree`, `git show`, `git log` and `git
+//! hash-object` (without `-w`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,13 +60,102 @@ fn lines(bytes: Vec<u8>) -> Vec<String> {
         .collect()
 }
 
+/// One commit of a range, as `dizy log` reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// The full object name.
+    pub sha: String,
+    /// The first parent; `None` for a root commit (compared with the empty tree).
+    pub parent: Option<String>,
+    pub author: String,
+    /// The author date, strict ISO 8601.
+    pub date: String,
+    pub subject: String,
+}
+
+/// The top of the current directory's work tree.
+pub fn top() -> Result<String> {
+    lines(git(&["rev-parse", "--show-toplevel"])?)
+        .pop()
+        .ok_or_else(|| Error::bad_input("git rev-parse --show-toplevel printed nothing"))
+}
+
+/// The object name of the empty tree in this repository's hash (what a root commit is
+/// compared with).
+pub fn empty_tree() -> Result<String> {
+    let out = Command::new("git")
+        .args(["hash-object", "-t", "tree", "--stdin"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| Error::bad_input(format!("cannot run git: {e}")))?;
+    lines(out.stdout)
+        .pop()
+        .filter(|_| out.status.success())
+        .ok_or_else(|| Error::bad_input("git hash-object -t tree printed nothing"))
+}
+
+/// The commits of `range` (anything `git log` takes: `A..B`, `v1.0..v1.1`, `^A B`), oldest
+/// first, limited to those touching `paths` when given. Merge commits are left out (their
+/// branches' commits are listed one by one), unless `first_parent`: then only the first-parent
+/// chain is followed and a merge stands for its whole branch.
+pub fn commits(range: &str, paths: &[PathBuf], first_parent: bool) -> Result<Vec<Commit>> {
+    if range.is_empty() || range.starts_with('-') {
+        return Err(Error::bad_input(format!(
+            "`{range}` is not a revision range (expected e.g. A..B)"
+        )));
+    }
+    let top = top()?;
+    let mut args: Vec<String> = vec!["-C".into(), top, "log".into(), "--reverse".into()];
+    args.push(
+        if first_parent {
+            "--first-parent"
+        } else {
+            "--no-merges"
+        }
+        .into(),
+    );
+    // NUL-separated fields, one commit per line (subjects hold no newline).
+    args.push("--format=%H%x00%P%x00%an%x00%aI%x00%s".into());
+    args.push(range.to_string());
+    args.push("--".into());
+    args.extend(absolute(paths)?);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    lines(git(&argv)?)
+        .into_iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\0').collect();
+            match f.as_slice() {
+                [sha, parents, author, date, subject] => Ok(Commit {
+                    sha: sha.to_string(),
+                    parent: parents
+                        .split(' ')
+                        .find(|p| !p.is_empty())
+                        .map(str::to_string),
+                    author: author.to_string(),
+                    date: date.to_string(),
+                    subject: subject.to_string(),
+                }),
+                _ => Err(Error::bad_input(format!("unexpected git log line `{l}`"))),
+            }
+        })
+        .collect()
+}
+
+/// Path limits are given relative to the current directory; git runs with `-C top`.
+fn absolute(paths: &[PathBuf]) -> Result<Vec<String>> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::bad_input(format!("no current directory: {e}")))?;
+    Ok(paths
+        .iter()
+        .map(|p| cwd.join(p).display().to_string())
+        .collect())
+}
+
 /// Write the changed `.c` files between `rev1` and `rev2` (limited to `paths`) into a
 /// temporary directory.
 pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
     // Paths from `git diff` are relative to the top of the work tree.
-    let top = lines(git(&["rev-parse", "--show-toplevel"])?)
-        .pop()
-        .ok_or_else(|| Error::bad_input("git rev-parse --show-toplevel printed nothing"))?;
+    let top = top()?;
     let mut args: Vec<String> = vec![
         "-C".into(),
         top.clone(),
@@ -74,12 +166,7 @@ pub fn checkout(rev1: &str, rev2: &str, paths: &[PathBuf]) -> Result<Checkout> {
         rev2.to_string(),
         "--".into(),
     ];
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::bad_input(format!("no current directory: {e}")))?;
-    for p in paths {
-        // Limits are given relative to the current directory; make them absolute for `-C top`.
-        args.push(cwd.join(p).display().to_string());
-    }
+    args.extend(absolute(paths)?);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let changed: Vec<String> = lines(git(&argv)?)
         .into_iter()

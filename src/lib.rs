@@ -23,6 +23,7 @@ pub mod inline;
 pub mod interp;
 pub mod ir;
 pub mod limits;
+pub mod log;
 pub mod options;
 pub mod report;
 pub mod resources;

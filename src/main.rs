@@ -47,6 +47,80 @@ impl CppArgs {
     }
 }
 
+/// What `diff` and `log` share: which functions, how to analyse them and validate witnesses.
+#[derive(Args, Clone)]
+struct RunArgs {
+    /// Take -I/-D/-U/-include/-std for the file from this compilation database
+    #[arg(long = "compile-commands", value_name = "FILE")]
+    compile_commands: Option<PathBuf>,
+    /// Only these functions (repeatable); default: every function whose code changed
+    #[arg(long = "function", short = 'f')]
+    functions: Vec<String>,
+    /// Only these client functions (repeatable), with their changed callees inlined
+    #[arg(long = "client", conflicts_with = "no_inline")]
+    clients: Vec<String>,
+    /// Keep calls to changed functions opaque instead of inlining them into their callers
+    #[arg(long = "no-inline")]
+    no_inline: bool,
+    /// Nesting depth of inlined calls (recursion is never inlined)
+    #[arg(long = "inline-depth", default_value_t = 3)]
+    inline_depth: u32,
+    #[command(flatten)]
+    analysis: dizy::options::AnalysisArgs,
+    /// Corresponding variables with different names (repeatable)
+    #[arg(long = "map", value_name = "OLD=NEW")]
+    map: Vec<String>,
+    /// Validate witnesses by the interpreter only, or also by compiling and running both
+    /// versions with the C compiler and UBSan (`native`: executes the analysed code)
+    #[arg(long, default_value = "interp", value_parser = ["interp", "native"])]
+    validate: String,
+    /// Also analyse, for each changed region the preprocessor removed (inactive `#if`
+    /// code), a configuration (-D/-U) that compiles it; each gets its own report section
+    #[arg(long = "config-all")]
+    config_all: bool,
+    /// No progress bar (it is drawn on stderr only when stderr is a terminal)
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    #[command(flatten)]
+    cpp: CppArgs,
+}
+
+impl RunArgs {
+    /// The options of `diff_files`; `details` for the HTML page. Starts the memory watchdog
+    /// and, on a terminal, the progress bar.
+    fn options(
+        &self,
+        details: bool,
+    ) -> Result<
+        (
+            dizy::diff::DiffOptions,
+            Option<std::sync::Arc<dizy::report::progress::Bar>>,
+        ),
+        String,
+    > {
+        let mut opts = self.analysis.diff_options();
+        opts.limits.child.search_path = search_path();
+        opts.functions = self.functions.clone();
+        opts.functions.extend(self.clients.iter().cloned());
+        opts.frontend = self.cpp.options();
+        opts.no_inline = self.no_inline;
+        opts.config_all = self.config_all;
+        opts.details = details;
+        opts.inline.max_depth = self.inline_depth;
+        if self.validate == "native" {
+            opts.validate = dizy::diff::Validate::Native;
+        }
+        opts.correlate.map = parse_map(&self.map)?;
+        // The backstop for memory spent where no check runs (the parser, one z3 query).
+        dizy::resources::start_watchdog(self.analysis.max_memory);
+        let bar = dizy::report::progress::Bar::new(self.quiet);
+        if let Some(b) = &bar {
+            opts.progress = b.progress();
+        }
+        Ok((opts, bar))
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Compare two versions: prove functions equivalent or describe how they differ
@@ -61,43 +135,56 @@ enum Cmd {
         /// OLD and NEW are git revisions: compare every .c file changed between them
         #[arg(long)]
         git: bool,
-        /// Take -I/-D/-U/-include/-std for the file from this compilation database
-        #[arg(long = "compile-commands", value_name = "FILE")]
-        compile_commands: Option<PathBuf>,
-        /// Only these functions (repeatable); default: every function whose code changed
-        #[arg(long = "function", short = 'f')]
-        functions: Vec<String>,
-        /// Only these client functions (repeatable), with their changed callees inlined
-        #[arg(long = "client", conflicts_with = "no_inline")]
-        clients: Vec<String>,
-        /// Keep calls to changed functions opaque instead of inlining them into their callers
-        #[arg(long = "no-inline")]
-        no_inline: bool,
-        /// Nesting depth of inlined calls (recursion is never inlined)
-        #[arg(long = "inline-depth", default_value_t = 3)]
-        inline_depth: u32,
-        #[command(flatten)]
-        analysis: dizy::options::AnalysisArgs,
-        /// Corresponding variables with different names (repeatable)
-        #[arg(long = "map", value_name = "OLD=NEW")]
-        map: Vec<String>,
-        /// Validate witnesses by the interpreter only, or also by compiling and running both
-        /// versions with the C compiler and UBSan (`native`: executes the analysed code)
-        #[arg(long, default_value = "interp", value_parser = ["interp", "native"])]
-        validate: String,
+        /// With --git: analyse only shard I of N of the changed files (every N-th, from the
+        /// I-th); `dizy merge` joins the shards' JSON
+        #[arg(long, requires = "git", value_name = "I/N")]
+        shard: Option<dizy::log::Shard>,
         /// Output format; `html` writes one self-contained page to stdout (`> report.html`,
         /// then open it in a browser)
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        /// Also analyse, for each changed region the preprocessor removed (inactive `#if`
-        /// code), a configuration (-D/-U) that compiles it; each gets its own report section
-        #[arg(long = "config-all")]
-        config_all: bool,
-        /// No progress bar (it is drawn on stderr only when stderr is a terminal)
-        #[arg(long, short = 'q')]
-        quiet: bool,
         #[command(flatten)]
-        cpp: CppArgs,
+        run: RunArgs,
+    },
+    /// Triage a commit range: for each commit (against its first parent), which functions of
+    /// the C files it changed behave differently, and how
+    Log {
+        /// The commits, as `git log` takes them (`A..B`, `v1.0..v1.1`)
+        range: String,
+        /// Only commits and files under these paths
+        paths: Vec<PathBuf>,
+        /// Follow only the first parent (a merge stands for its branch); default: every
+        /// commit of the range except merges
+        #[arg(long = "first-parent")]
+        first_parent: bool,
+        /// Analyse only shard I of N of the commits (every N-th, from the I-th); `dizy merge`
+        /// joins the shards' JSON or SARIF into what one run gives
+        #[arg(long, value_name = "I/N")]
+        shard: Option<dizy::log::Shard>,
+        /// Leave out analysis times (`time_ms`), so identical runs give identical bytes
+        #[arg(long = "no-times")]
+        no_times: bool,
+        /// Also write, per commit, `NNNN-COMMIT.json` (`dizy-git-report/1`) and
+        /// `NNNN-COMMIT.sarif` (one run, ready for a code-scanning upload) into this directory
+        #[arg(long = "output-dir", value_name = "DIR")]
+        output_dir: Option<PathBuf>,
+        /// `text` lists per commit the functions that changed; `json` (`dizy-log/1`) holds
+        /// every report; `sarif` has one run per commit
+        #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+        format: LogFormat,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Join the JSON (or SARIF) outputs of the shards of one `dizy log` or `dizy diff --git`
+    /// command into the output of one unsharded run
+    Merge {
+        /// The shards' outputs, in any order
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// `json` (the same schema as the inputs; SARIF inputs give SARIF), or `text` (the
+        /// listing of `dizy log`)
+        #[arg(long, value_enum, default_value_t = MergeFormat::Json)]
+        format: MergeFormat,
     },
     /// Print the guarded-command form (GCL) of the functions in FILE
     Gcl {
@@ -163,6 +250,21 @@ enum Format {
     Html,
 }
 
+/// `dizy log`'s output.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// `dizy merge`'s output.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MergeFormat {
+    Json,
+    Text,
+}
+
 /// `dizy correlate`'s output (a correlating program is no code-scanning log: no SARIF).
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum CorrelateFormat {
@@ -171,7 +273,22 @@ enum CorrelateFormat {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    let args = matches
+        .subcommand_matches("log")
+        .map(|m| {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let args: Vec<String> = cmd
+                .find_subcommand("log")
+                .map(|c| c.get_arguments().map(|a| a.get_id().to_string()).collect())
+                .unwrap_or_default();
+            log_options(m, &args)
+        })
+        .unwrap_or_default();
     // Debugging aid: `DIZY_LOG=debug` (or `trace`) prints the analysis' worklist steps.
     if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("DIZY_LOG") {
         tracing_subscriber::fmt()
@@ -181,7 +298,7 @@ fn main() -> ExitCode {
     }
     let worker = std::thread::Builder::new()
         .stack_size(1 << 30)
-        .spawn(move || run(cli));
+        .spawn(move || run(cli, args));
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         _ => {
@@ -200,62 +317,95 @@ fn parse_map(map: &[String]) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-fn run(cli: Cli) -> ExitCode {
+fn run(cli: Cli, log_opts: Vec<String>) -> ExitCode {
     match cli.cmd {
         Cmd::Diff {
             old,
             new,
             paths,
             git,
-            compile_commands,
-            mut functions,
-            clients,
-            no_inline,
-            inline_depth,
-            analysis,
-            map,
-            validate,
+            shard,
             format,
-            config_all,
-            quiet,
-            cpp,
+            run,
         } => {
-            functions.extend(clients);
-            let mut opts = analysis.diff_options();
-            opts.limits.child.search_path = search_path();
-            opts.functions = functions;
-            opts.frontend = cpp.options();
-            opts.no_inline = no_inline;
-            opts.config_all = config_all;
             // The HTML page shows source lines, correlating programs and input samples.
-            opts.details = format == Format::Html;
-            opts.inline.max_depth = inline_depth;
-            if validate == "native" {
-                opts.validate = dizy::diff::Validate::Native;
-            }
-            opts.correlate.map = match parse_map(&map) {
-                Ok(m) => m,
+            let (opts, bar) = match run.options(format == Format::Html) {
+                Ok(o) => o,
                 Err(e) => return fail(&e),
             };
-            // The backstop for memory spent where no check runs (the parser, one z3 query).
-            dizy::resources::start_watchdog(analysis.max_memory);
-            let bar = dizy::report::progress::Bar::new(quiet);
-            if let Some(b) = &bar {
-                opts.progress = b.progress();
-            }
-            let bar = bar.as_deref();
+            let db = run.compile_commands.as_deref();
             if git {
                 return diff_git(
                     &old,
                     &new,
                     &paths,
-                    compile_commands.as_deref(),
-                    (opts, bar),
+                    db,
+                    (opts, bar.as_deref()),
                     format,
+                    shard,
                 );
             }
-            cmd_diff(&old, &new, compile_commands.as_deref(), (opts, bar), format)
+            cmd_diff(&old, &new, db, (opts, bar.as_deref()), format)
         }
+        Cmd::Log {
+            range,
+            paths,
+            first_parent,
+            shard,
+            no_times,
+            output_dir,
+            format,
+            run,
+        } => {
+            let (opts, bar) = match run.options(false) {
+                Ok(o) => o,
+                Err(e) => return fail(&e),
+            };
+            let log = dizy::log::run(
+                &range,
+                &paths,
+                first_parent,
+                run.compile_commands.as_deref(),
+                &opts,
+                shard,
+            );
+            if let Some(b) = &bar {
+                let done: Vec<_> = log
+                    .iter()
+                    .flat_map(|l| &l.commits)
+                    .flat_map(|c| &c.revisions.files)
+                    .filter_map(|f| f.report.as_ref().ok())
+                    .collect();
+                b.finish(&done);
+            }
+            let log = match log {
+                Ok(l) => l,
+                Err(e) => return fail(&e.to_string()),
+            };
+            let options = &log_opts;
+            if let Some(dir) = &output_dir {
+                if let Err(e) = write_commits(dir, &log, !no_times) {
+                    return fail(&e);
+                }
+            }
+            if format == LogFormat::Sarif && log.commits.len() > dizy::log::GITHUB_MAX_RUNS {
+                eprintln!(
+                    "dizy: note: {} runs in one SARIF log; GitHub code scanning takes at most {} \
+                     per file (--output-dir writes one SARIF file per commit)",
+                    log.commits.len(),
+                    dizy::log::GITHUB_MAX_RUNS
+                );
+            }
+            match format {
+                LogFormat::Text => emit(&dizy::log::log_text(&dizy::log::log_json(
+                    &log, options, !no_times,
+                ))),
+                LogFormat::Json => emit_json(&dizy::log::log_json(&log, options, !no_times)),
+                LogFormat::Sarif => emit_json(&dizy::log::log_sarif(&log, options, !no_times)),
+            }
+            ExitCode::from(log.exit_code())
+        }
+        Cmd::Merge { files, format } => cmd_merge(&files, format),
         Cmd::Gcl {
             file,
             functions,
@@ -481,8 +631,8 @@ fn cmd_run(
     }
 }
 
-/// `dizy diff --git REV1 REV2 [PATH…]`: one report with a section per changed `.c` file; the
-/// exit status combines the files' as [`dizy::diff::worse_exit`] does.
+/// `dizy diff --git REV1 REV2 [PATH…]`: one report with a section per changed `.c` file (of
+/// the shard); the exit status combines the files' as [`dizy::diff::worse_exit`] does.
 fn diff_git(
     rev1: &std::path::Path,
     rev2: &std::path::Path,
@@ -493,47 +643,39 @@ fn diff_git(
         Option<&dizy::report::progress::Bar>,
     ),
     format: Format,
+    shard: Option<dizy::log::Shard>,
 ) -> ExitCode {
     let (r1, r2) = (rev1.display().to_string(), rev2.display().to_string());
-    let co = match dizy::git::checkout(&r1, &r2, paths) {
-        Ok(c) => c,
-        Err(e) => return fail(&e.to_string()),
-    };
-    let mut worst = 0u8;
-    let mut reports = vec![];
-    for f in &co.files {
-        let mut o = opts.clone();
-        let rel = std::path::Path::new(&f.path);
-        let configured = db
-            .map(|db| dizy::frontend::compile_commands::apply(db, rel, Some(rel), &mut o.frontend));
-        let result = match configured {
-            Some(Err(e)) => Err(e),
-            _ => dizy::diff::diff_files(&f.old, &f.new, &o),
-        };
-        // The temporary checkout is gone when the report is read: name files `REV:path`.
-        let result = result.map(|mut r| {
-            for (side, rev) in [("old", &r1), ("new", &r2)] {
-                let dir = co.root.join(side);
-                r.rename_prefix(&format!("{}/", dir.display()), &format!("{rev}:"));
-            }
-            r
-        });
-        worst = dizy::diff::worse_exit(worst, result.as_ref().map_or(2, |r| r.exit_code()));
-        reports.push((f.path.as_str(), result.map_err(|e| e.to_string())));
-    }
+    let revs = dizy::log::diff_revisions((&r1, &r2), (&r1, &r2), paths, db, &opts, shard);
     if let Some(b) = bar {
-        let done: Vec<_> = reports
+        let done: Vec<_> = revs
             .iter()
-            .filter_map(|(_, r)| r.as_ref().ok())
+            .flat_map(|r| &r.files)
+            .filter_map(|f| f.report.as_ref().ok())
             .collect();
         b.finish(&done);
     }
+    let revs = match revs {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let worst = revs.exit_code();
+    let reports: Vec<_> = revs
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.report.as_ref()))
+        .collect();
+    let what = match shard {
+        Some(s) => format!(
+            "shard {s}: {} of {} changed C file(s)",
+            reports.len(),
+            revs.changed_files
+        ),
+        None => format!("{} changed C file(s)", revs.changed_files),
+    };
     match format {
         Format::Text => {
-            let mut text = format!(
-                "dizy --git {r1} {r2}: {} changed C file(s)\n",
-                co.files.len()
-            );
+            let mut text = format!("dizy --git {r1} {r2}: {what}\n");
             for (path, r) in &reports {
                 text.push_str(&format!("\n=== {path} ({r1} → {r2}) ===\n"));
                 match r {
@@ -543,25 +685,17 @@ fn diff_git(
             }
             emit(&text)
         }
-        Format::Json => emit_json(&serde_json::json!({
-            "schema": "dizy-git-report/1",
-            "old_revision": r1,
-            "new_revision": r2,
-            "files": reports.iter().map(|(path, r)| match r {
-                Ok(r) => serde_json::json!({ "path": path, "report": dizy::report::to_json(r) }),
-                Err(e) => serde_json::json!({ "path": path, "error": e }),
-            }).collect::<Vec<_>>(),
-        })),
+        Format::Json => emit_json(&dizy::log::git_json((&r1, &r2), &revs, shard, true)),
         Format::Html => {
             let sections: Vec<_> = reports
                 .iter()
                 .map(|(path, r)| dizy::report::html::Section {
                     path: Some(path),
-                    report: r.as_ref().map_err(Clone::clone),
+                    report: r.map_err(Clone::clone),
                 })
                 .collect();
             emit(&dizy::report::html::to_html(
-                &format!("--git {r1} {r2}: {} changed C file(s)", co.files.len()),
+                &format!("--git {r1} {r2}: {what}"),
                 &sections,
             ))
         }
@@ -571,20 +705,92 @@ fn diff_git(
                 .map(|(path, r)| dizy::report::sarif::Source {
                     new: path,
                     old: None,
-                    report: r.as_ref().map_err(Clone::clone),
+                    report: r.map_err(Clone::clone),
                 })
                 .collect();
             emit_json(&dizy::report::sarif::to_sarif(
                 &sources,
                 &dizy::report::sarif::Invocation {
                     exit_code: worst,
-                    working_dir: Some(&co.top),
+                    working_dir: Some(&revs.top),
                     old_revision: Some(&r1),
                 },
             ))
         }
     }
     ExitCode::from(worst)
+}
+
+/// The options a `dizy log` run was given, as shards must share them: `name=value` for each
+/// one given on the command line (the range and paths included), in a fixed order however
+/// they were written, without `--shard`, `--format`, `--output-dir` and the progress switch.
+/// `args` are the ids of `log`'s arguments (the matches also hold the groups of flattened
+/// option structs).
+fn log_options(m: &clap::ArgMatches, args: &[String]) -> Vec<String> {
+    let mut ids: Vec<&str> = m
+        .ids()
+        .map(clap::Id::as_str)
+        .filter(|id| args.iter().any(|a| a == id))
+        .filter(|id| !["shard", "format", "quiet", "output_dir"].contains(id))
+        .filter(|id| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+        .collect();
+    ids.sort_unstable();
+    let mut out = vec![];
+    for id in ids {
+        if let Ok(Some(values)) = m.try_get_raw(id) {
+            out.extend(values.map(|v| format!("{id}={}", v.to_string_lossy())));
+        }
+    }
+    out
+}
+
+/// `--output-dir`: each commit's JSON and SARIF in files of their own.
+fn write_commits(dir: &std::path::Path, log: &dizy::log::Log, times: bool) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for c in &log.commits {
+        let stem = dizy::log::commit_file_stem(c);
+        let mut sarif = dizy::log::commit_sarif(c);
+        if !times {
+            dizy::log::strip_times(&mut sarif);
+        }
+        for (ext, doc) in [
+            ("json", dizy::log::commit_git_json(c, times)),
+            ("sarif", sarif),
+        ] {
+            let path = dir.join(format!("{stem}.{ext}"));
+            let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `dizy merge FILE…`: read every shard's output and print the joined document.
+fn cmd_merge(files: &[PathBuf], format: MergeFormat) -> ExitCode {
+    let mut inputs = vec![];
+    for f in files {
+        let name = f.display().to_string();
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => return fail(&format!("{name}: {e}")),
+        };
+        match serde_json::from_str(&text) {
+            Ok(v) => inputs.push((name, v)),
+            Err(e) => return fail(&format!("{name}: not JSON: {e}")),
+        }
+    }
+    let merged = match dizy::log::merge(&inputs) {
+        Ok(m) => m,
+        Err(e) => return fail(&e.to_string()),
+    };
+    match format {
+        MergeFormat::Json => emit_json(&merged.value),
+        MergeFormat::Text if merged.is_log => emit(&dizy::log::log_text(&merged.value)),
+        MergeFormat::Text => {
+            return fail("--format text lists `dizy log` results; these inputs give JSON only")
+        }
+    }
+    ExitCode::from(merged.exit_code)
 }
 
 /// Write a command's output to stdout. A reader that went away (`dizy correlate … | head`) is

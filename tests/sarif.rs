@@ -18,79 +18,10 @@ use std::process::Command;
 use serde_json::Value as Json;
 
 mod common;
-use common::git;
+use common::{git, sarif_problems as validate};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The validator's binary, as `scripts/setup` installs it.
-fn multitool() -> PathBuf {
-    common::installed_tool(
-        Command::new("bash").arg(root().join("scripts/sarif-multitool")),
-        "the SARIF Multitool is not installed: run scripts/setup",
-    )
-}
-
-/// Errors and warnings the validator reports, per file (the SARIF log it writes with
-/// `--output`: its console output is for people, and its exit status is 0 either way).
-fn validate(files: &[PathBuf], dir: &Path) -> Vec<(String, String, String)> {
-    // dizy has no web page for `informationUri` (the one thing SARIF2005 asks of a tool's
-    // description that dizy leaves out); its other checks of `tool.driver` are the serde ones
-    // below.
-    let policy = dir.join("policy.xml");
-    std::fs::write(
-        &policy,
-        r#"<?xml version="1.0" encoding="utf-8"?>
-<Properties>
-  <Properties Key="SARIF2005.ProvideToolProperties.Options">
-    <Property Key="RuleEnabled" Value="Disabled" Type="Driver.RuleEnabledState" />
-  </Properties>
-</Properties>
-"#,
-    )
-    .unwrap();
-    let log = dir.join("validation.sarif");
-    let out = Command::new(multitool())
-        .arg("validate")
-        .args(files)
-        .args(["--rule-kind", "Sarif;Gh;Ghas", "--config"])
-        .arg(&policy)
-        .arg("--output")
-        .arg(&log)
-        .args(["--log", "ForceOverwrite"])
-        // The binary is self-contained .NET: without ICU installed it needs invariant mode.
-        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
-        .output()
-        .expect("run the SARIF Multitool");
-    let text = std::fs::read_to_string(&log).unwrap_or_else(|e| {
-        panic!(
-            "the validator wrote no log ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let v: Json = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap();
-    let run = &v["runs"][0];
-    assert!(
-        run["invocations"][0]["executionSuccessful"] == true,
-        "the validator failed: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let mut problems = vec![];
-    for r in run["results"].as_array().unwrap() {
-        // SARIF's default level is warning.
-        let level = r["level"].as_str().unwrap_or("warning");
-        if level == "error" || level == "warning" {
-            let file = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-                .as_str()
-                .unwrap_or("?");
-            let file = file.rsplit('/').next().unwrap_or(file).to_string();
-            let args = r["message"]["arguments"].to_string();
-            problems.push((file, r["ruleId"].as_str().unwrap_or("?").to_string(), args));
-        }
-    }
-    problems
 }
 
 /// Run `dizy diff ARGS` in `cwd` and write its output to `out`; the exit status.

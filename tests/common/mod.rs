@@ -3,6 +3,7 @@
 //! * [`run_with_timeout`]: run a process with a deadline (killed on overrun) so that a hang fails a
 //!   test instead of blocking CI.
 //! * [`git`]: a git command in a test repository, with a committer of its own.
+//! * [`sarif_problems`]: the errors and warnings Microsoft's SARIF validator finds in logs.
 //! * The native oracle of `differential_cc.rs`: scalar parameter types ([`Ty`]), a fixed-seed input
 //!   generator ([`gen_inputs`]) that gives each input both as dizy C-literal arguments and as the
 //!   already-converted value the C harness reads, the harness generator ([`harness_source`]), the
@@ -738,10 +739,25 @@ pub fn corpus_entry(text: &str) -> Option<String> {
 /// Run `git ARGS` in `dir` with a committer of its own (the machine may have none); fails the
 /// test when git does.
 pub fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
+    git_at(dir, None, args);
+}
+
+/// `git` with the author and committer date set (`2026-01-01T00:01:00+00:00`), for histories
+/// whose order and names must be the same on every run; the first branch is `main`.
+pub fn git_at(dir: &Path, date: Option<&str>, args: &[&str]) {
+    let mut cmd = Command::new("git");
+    if let Some(d) = date {
+        cmd.env("GIT_AUTHOR_DATE", d).env("GIT_COMMITTER_DATE", d);
+    }
+    let out = cmd
         .current_dir(dir)
         .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
-        .args(["-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .output()
         .expect("run git");
@@ -750,6 +766,77 @@ pub fn git(dir: &Path, args: &[&str]) {
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The validator's binary, as `scripts/setup` installs it.
+pub fn sarif_multitool() -> std::path::PathBuf {
+    installed_tool(
+        Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/sarif-multitool")),
+        "the SARIF Multitool is not installed: run scripts/setup",
+    )
+}
+
+/// Errors and warnings Microsoft's SARIF Multitool reports on `files` (the schema, its SARIF rules
+/// and GitHub's ingestion rules), per file (the SARIF log it writes with
+/// `--output`: its console output is for people, and its exit status is 0 either way).
+pub fn sarif_problems(files: &[std::path::PathBuf], dir: &Path) -> Vec<(String, String, String)> {
+    // dizy has no web page for `informationUri` (the one thing SARIF2005 asks of a tool's
+    // description that dizy leaves out); its other checks of `tool.driver` are the serde ones
+    // below.
+    let policy = dir.join("policy.xml");
+    std::fs::write(
+        &policy,
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<Properties>
+  <Properties Key="SARIF2005.ProvideToolProperties.Options">
+    <Property Key="RuleEnabled" Value="Disabled" Type="Driver.RuleEnabledState" />
+  </Properties>
+</Properties>
+"#,
+    )
+    .unwrap();
+    let log = dir.join("validation.sarif");
+    let out = Command::new(sarif_multitool())
+        .arg("validate")
+        .args(files)
+        .args(["--rule-kind", "Sarif;Gh;Ghas", "--config"])
+        .arg(&policy)
+        .arg("--output")
+        .arg(&log)
+        .args(["--log", "ForceOverwrite"])
+        // The binary is self-contained .NET: without ICU installed it needs invariant mode.
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+        .output()
+        .expect("run the SARIF Multitool");
+    let text = std::fs::read_to_string(&log).unwrap_or_else(|e| {
+        panic!(
+            "the validator wrote no log ({e}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap();
+    let run = &v["runs"][0];
+    assert!(
+        run["invocations"][0]["executionSuccessful"] == true,
+        "the validator failed: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let mut problems = vec![];
+    for r in run["results"].as_array().unwrap() {
+        // SARIF's default level is warning.
+        let level = r["level"].as_str().unwrap_or("warning");
+        if level == "error" || level == "warning" {
+            let file = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap_or("?");
+            let file = file.rsplit('/').next().unwrap_or(file).to_string();
+            let args = r["message"]["arguments"].to_string();
+            problems.push((file, r["ruleId"].as_str().unwrap_or("?").to_string(), args));
+        }
+    }
+    problems
 }
 
 /// The path a locating command prints for an external tool that `scripts/setup` installs;
