@@ -14,7 +14,7 @@ use similar::{DiffOp, TextDiff};
 use crate::frontend::conditionals::{Conditionals, Directive, GroupId, LineKind};
 
 /// What kind of change escaped the analysed configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ChangeKind {
     /// Code lines in a region the preprocessor removed.
     InactiveCode,
@@ -31,7 +31,7 @@ pub enum ChangeKind {
 }
 
 /// One run of changed lines that the analysis of this configuration did not cover.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ConfigChange {
     pub kind: ChangeKind,
     /// Changed lines (first, last) in the old and the new file, where the change has lines.

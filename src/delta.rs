@@ -27,13 +27,13 @@ const MAX_SPLIT: usize = 8;
 /// Entries reported per diff point and kind before the rest is summarized.
 const MAX_ENTRIES: usize = 24;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EqState {
     /// Constraints over the inputs' initial values (`x₀ <= -1`); empty means "any input".
     pub constraints: Vec<String>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DiffState {
     /// What differs (`retval`, `argument 1 of printf`, `printf only in the new version`).
     pub vars: Vec<String>,
@@ -45,7 +45,7 @@ pub struct DiffState {
     pub seed: Option<Vec<(String, i128)>>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PointDelta {
     pub label: String,
     pub kind: DiffKind,
@@ -59,7 +59,7 @@ pub struct PointDelta {
     pub omitted: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Delta {
     pub points: Vec<PointDelta>,
     /// Δ is empty everywhere.

@@ -124,7 +124,9 @@ impl std::error::Error for Error {}
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// What a note of a report is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum NoteKind {
     /// The semantics a verdict holds under (integer and float model, inputs, observables).
     Semantics,
@@ -146,7 +148,7 @@ pub enum NoteKind {
 
 /// A typed note: which file and line it is about (when it is about one), what about, and the
 /// text for people. Callers route notes by these fields, never by their wording.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Note {
     pub kind: NoteKind,
     pub file: Option<String>,

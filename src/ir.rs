@@ -20,7 +20,7 @@ pub trait Idx: Copy {
 macro_rules! entity {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
-        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, serde::Serialize, serde::Deserialize)]
         pub struct $name(pub u32);
         impl $name {
             pub fn index(self) -> usize {

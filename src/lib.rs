@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod cache;
 pub mod changes;
 pub mod config_changes;
 pub mod correlate;

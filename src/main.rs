@@ -81,6 +81,10 @@ struct RunArgs {
     /// No progress bar (it is drawn on stderr only when stderr is a terminal)
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Reuse the reports of file pairs whose inputs (the files, the headers they read, the
+    /// options and the dizy build) were analysed before, and store new ones, in DIR
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     #[command(flatten)]
     cpp: CppArgs,
 }
@@ -111,6 +115,10 @@ impl RunArgs {
             opts.validate = dizy::diff::Validate::Native;
         }
         opts.correlate.map = parse_map(&self.map)?;
+        opts.cache = self.cache.as_ref().map(|dir| dizy::cache::Cache {
+            dir: dir.clone(),
+            tool: tool_identity(),
+        });
         // The backstop for memory spent where no check runs (the parser, one z3 query).
         dizy::resources::start_watchdog(self.analysis.max_memory);
         let bar = dizy::report::progress::Bar::new(self.quiet);
@@ -432,6 +440,24 @@ fn run(cli: Cli, log_opts: Vec<String>) -> ExitCode {
     }
 }
 
+/// What tells this dizy build from another for the result cache: the version, and the
+/// executable's size and modification time (a rebuilt binary never reads an older one's
+/// entries).
+fn tool_identity() -> String {
+    let exe = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| {
+            let t = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{}:{t}", m.len())
+        })
+        .unwrap_or_default();
+    format!("dizy {} {exe}", env!("CARGO_PKG_VERSION"))
+}
+
 /// Where the processes dizy starts are looked up: the user's `PATH` (the library reads no
 /// environment; the CLI hands it down).
 fn search_path() -> Option<std::ffi::OsString> {
@@ -723,7 +749,8 @@ fn diff_git(
 
 /// The options a `dizy log` run was given, as shards must share them: `name=value` for each
 /// one given on the command line (the range and paths included), in a fixed order however
-/// they were written, without `--shard`, `--format`, `--output-dir` and the progress switch.
+/// they were written, without `--shard`, `--format`, `--output-dir`, `--cache` and the progress
+/// switch.
 /// `args` are the ids of `log`'s arguments (the matches also hold the groups of flattened
 /// option structs).
 fn log_options(m: &clap::ArgMatches, args: &[String]) -> Vec<String> {
@@ -731,7 +758,7 @@ fn log_options(m: &clap::ArgMatches, args: &[String]) -> Vec<String> {
         .ids()
         .map(clap::Id::as_str)
         .filter(|id| args.iter().any(|a| a == id))
-        .filter(|id| !["shard", "format", "quiet", "output_dir"].contains(id))
+        .filter(|id| !["shard", "format", "quiet", "output_dir", "cache"].contains(id))
         .filter(|id| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
         .collect();
     ids.sort_unstable();

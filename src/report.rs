@@ -583,19 +583,7 @@ pub fn table(r: &Report) -> String {
 pub fn summary(r: &Report) -> String {
     let count = |v: Verdict| r.functions.iter().filter(|f| f.verdict == v).count();
     let mut parts = vec![];
-    for v in [
-        Verdict::Equivalent,
-        Verdict::PartiallyEquivalent,
-        Verdict::Different,
-        Verdict::PossiblyDifferent,
-        Verdict::Unchanged,
-        Verdict::Added,
-        Verdict::Removed,
-        Verdict::InactiveChange,
-        Verdict::Unsupported,
-        Verdict::Timeout,
-        Verdict::Error,
-    ] {
+    for v in Verdict::ALL {
         let n = count(v);
         if n > 0 {
             parts.push(format!("{n} {}", v.as_str()));

@@ -52,7 +52,7 @@ pub struct Origin {
     pub matched: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum DiffKind {
     Return,
     /// A call to an output function (`printf`, `putchar`, …).

@@ -21,7 +21,7 @@ type Groups = (Option<conditionals::GroupId>, Option<conditionals::GroupId>);
 const MAX_CONFIGS: usize = 8;
 
 /// An extra configuration and its report.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Configuration {
     /// The `-D`/`-U` options added to the user's.
     pub flags: Vec<String>,

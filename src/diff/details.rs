@@ -17,14 +17,14 @@ use crate::witness::plane::InputPlane;
 const MAX_LINES: usize = 5_000;
 
 /// A function's two versions aligned line by line.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SideBySide {
     pub rows: Vec<SourceRow>,
 }
 
 /// One row: a line of the old version, of the new one, or both; `changed` unless the two
 /// are the same line of an unchanged stretch.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SourceRow {
     pub old: Option<(u32, String)>,
     pub new: Option<(u32, String)>,

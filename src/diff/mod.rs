@@ -53,6 +53,11 @@ pub struct DiffOptions {
     pub plane: crate::witness::plane::Options,
     /// Told how the run goes (the CLI draws a progress bar with it).
     pub progress: Progress,
+    /// Path prefixes the report renames (`from`, `to`): `diff --git` names its temporary
+    /// checkout `REV:path` this way, before the report is cached.
+    pub rename: Vec<(String, String)>,
+    /// Reuse and store reports (`--cache DIR`, see [`crate::cache`]).
+    pub cache: Option<crate::cache::Cache>,
 }
 
 /// What a run tells while it goes: once per file the number of functions it will analyse, then
@@ -101,7 +106,8 @@ pub enum Validate {
     Native,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Equivalent,
     /// Equal results wherever both versions terminate; that they terminate on the same
@@ -121,6 +127,21 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order summaries count them.
+    pub const ALL: [Verdict; 11] = [
+        Verdict::Equivalent,
+        Verdict::PartiallyEquivalent,
+        Verdict::Different,
+        Verdict::PossiblyDifferent,
+        Verdict::Unchanged,
+        Verdict::Added,
+        Verdict::Removed,
+        Verdict::InactiveChange,
+        Verdict::Unsupported,
+        Verdict::Timeout,
+        Verdict::Error,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Equivalent => "equivalent",
@@ -138,7 +159,7 @@ impl Verdict {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FunctionReport {
     pub name: String,
     pub verdict: Verdict,
@@ -173,7 +194,7 @@ pub struct FunctionReport {
     pub input_plane: Option<crate::witness::plane::InputPlane>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub old: String,
     pub new: String,
@@ -266,7 +287,7 @@ pub fn worse_exit(a: u8, b: u8) -> u8 {
     }
 }
 
-/// Run the pipeline on a pair of files.
+/// Run the pipeline on a pair of files (or take its report from the cache).
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
     let fe = opts.frontend.clone().with_limits(&opts.limits);
     // `__FILE__` names both versions as the new file: where each lies is no difference.
@@ -274,6 +295,25 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
         file_name: Some(new.display().to_string()),
         ..fe
     };
+    let entry = opts
+        .cache
+        .as_ref()
+        .and_then(|c| cache_entry(c, (old, new), &fe, opts));
+    if let Some(report) = entry.as_ref().and_then(crate::cache::Entry::load) {
+        for r in std::iter::once(&report).chain(report.configurations.iter().map(|c| &c.report)) {
+            opts.progress.tell(ProgressEvent::Start {
+                file: &r.new,
+                functions: r.functions.len(),
+            });
+            for f in &r.functions {
+                opts.progress.tell(ProgressEvent::Done {
+                    function: &f.name,
+                    verdict: f.verdict,
+                });
+            }
+        }
+        return Ok(report);
+    }
     let po = crate::load_gcl(old, &fe)?;
     let pn = crate::load_gcl(new, &fe)?;
     let mut report = diff_programs(&po, &pn, opts);
@@ -284,7 +324,48 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
         }
     }
     configs::add_config_changes(old, new, &po, &pn, &fe, opts, &mut report);
+    for (from, to) in &opts.rename {
+        report.rename_prefix(from, to);
+    }
+    if let Some(e) = entry {
+        e.store(&report);
+    }
     Ok(report)
+}
+
+/// The cache entry of a file pair: keyed on the options that decide the report (not the cache,
+/// the progress receiver or the renaming), the files' names as the report gives them, and every
+/// file either version's preprocessor reads.
+fn cache_entry(
+    cache: &crate::cache::Cache,
+    (old, new): (&Path, &Path),
+    fe: &crate::frontend::Options,
+    opts: &DiffOptions,
+) -> Option<crate::cache::Entry> {
+    let rename = |s: &str| {
+        opts.rename
+            .iter()
+            .fold(s.to_string(), |s, (from, to)| s.replace(from.as_str(), to))
+    };
+    let inputs = [
+        crate::frontend::input_files(old, fe).ok()?,
+        crate::frontend::input_files(new, fe).ok()?,
+    ];
+    let decisive = DiffOptions {
+        cache: None,
+        progress: Progress::default(),
+        rename: vec![],
+        ..opts.clone()
+    };
+    cache.entry(
+        (
+            &rename(&old.display().to_string()),
+            &rename(&new.display().to_string()),
+        ),
+        &format!("{decisive:?}"),
+        [&inputs[0], &inputs[1]],
+        &rename,
+    )
 }
 
 /// Run the pipeline on two loaded programs.

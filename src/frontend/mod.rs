@@ -124,6 +124,40 @@ pub const MAX_INPUT_BYTES: usize = 16 << 20;
 /// Largest source file accepted, in bytes (checked before running the preprocessor).
 pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
 
+/// The files the preprocessor reads for `path` (the file itself and every header it includes,
+/// active or not in this configuration), as its line markers name them, each once, in order
+/// of first mention; stand-ins for missing headers are not files of the project and are left
+/// out. What a result cache keys on besides the options.
+pub fn input_files(path: &Path, opts: &Options) -> Result<Vec<String>> {
+    let display = path.display().to_string();
+    check_input_file(path, &display)?;
+    let pre = preprocess(path, opts, &display)?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut files = vec![];
+    for l in pre.text.lines() {
+        // `# 12 "src/x.h" 2`
+        let Some(rest) = l.strip_prefix("# ") else {
+            continue;
+        };
+        let Some((num, name)) = rest.split_once(' ') else {
+            continue;
+        };
+        if num.parse::<u32>().is_err() {
+            continue;
+        }
+        let Some(name) = name.strip_prefix('"').and_then(|n| n.split('"').next()) else {
+            continue;
+        };
+        if name.starts_with('<') || pre.missing.iter().any(|(h, _)| name.ends_with(h.as_str())) {
+            continue;
+        }
+        if seen.insert(name.to_string()) {
+            files.push(name.to_string());
+        }
+    }
+    Ok(files)
+}
+
 /// Load, preprocess, parse and lower `path`.
 pub fn load(path: &Path, opts: &Options) -> Result<Program> {
     let display = path.display().to_string();

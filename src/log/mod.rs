@@ -107,6 +107,18 @@ pub fn diff_revisions(
             continue;
         }
         let mut o = opts.clone();
+        // The temporary checkout is gone when the report is read: name files `REV:path`
+        // (before the report is cached, so that the next run's checkout finds it).
+        let renames: Vec<(String, String)> = [("old", names.0), ("new", names.1)]
+            .iter()
+            .map(|(side, name)| {
+                (
+                    format!("{}/", co.root.join(side).display()),
+                    format!("{name}:"),
+                )
+            })
+            .collect();
+        o.rename.extend(renames.iter().cloned());
         let rel = Path::new(&f.path);
         let configured = db.map(|db| {
             crate::frontend::compile_commands::apply(db, rel, Some(rel), &mut o.frontend)
@@ -115,23 +127,11 @@ pub fn diff_revisions(
             Some(Err(e)) => Err(e),
             _ => crate::diff::diff_files(&f.old, &f.new, &o),
         };
-        // The temporary checkout is gone when the report is read: name files `REV:path`.
-        let report = result
-            .map(|mut r| {
-                for (side, name) in [("old", names.0), ("new", names.1)] {
-                    let dir = co.root.join(side);
-                    r.rename_prefix(&format!("{}/", dir.display()), &format!("{name}:"));
-                }
-                r
-            })
-            .map_err(|e| {
-                let mut e = e.to_string();
-                for (side, name) in [("old", names.0), ("new", names.1)] {
-                    let dir = co.root.join(side);
-                    e = e.replace(&format!("{}/", dir.display()), &format!("{name}:"));
-                }
-                e
-            });
+        let report = result.map_err(|e| {
+            renames
+                .iter()
+                .fold(e.to_string(), |e, (from, to)| e.replace(from.as_str(), to))
+        });
         files.push(FileResult {
             path: f.path.clone(),
             index,

@@ -64,7 +64,7 @@ impl Shape {
 }
 
 /// The value a witness gives one parameter.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Input {
     /// A C literal of an arithmetic type.
     Scalar(String),

@@ -55,7 +55,7 @@ impl Default for Options {
 }
 
 /// What one version did on the witness input.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Behaviour {
     /// Return value as a C literal (`void` for none; structs as designated initializers).
     pub ret: String,
@@ -81,7 +81,7 @@ const CONFIRM_DIVERGENCE: u64 = 10;
 /// Parameter names and values as C literals, in parameter order.
 pub type Inputs = Vec<(String, String)>;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Witness {
     /// The inputs as C text, by parameter name.
     pub inputs: Inputs,

@@ -50,7 +50,7 @@ const FAR: f64 = (1u64 << 20) as f64;
 const MAX_EXTRA: usize = 24;
 
 /// One parameter's axis: the values sampled, increasing.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Axis {
     pub name: String,
     /// The parameter's C type, as written in the report (`int`, `unsigned char`, `double`).
@@ -61,7 +61,7 @@ pub struct Axis {
 }
 
 /// What running both versions on one point showed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     Agree,
     Differ,
@@ -81,7 +81,7 @@ impl Outcome {
 }
 
 /// One grid point: its outcome and, where both versions returned, their behaviours.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     pub outcome: Outcome,
     pub old: Option<Behaviour>,
@@ -90,7 +90,7 @@ pub struct Point {
 
 /// The sample: one or two axes and the points, the first axis varying fastest
 /// (`points[i + j * axes[0].values.len()]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InputPlane {
     pub axes: Vec<Axis>,
     pub points: Vec<Point>,

@@ -1,0 +1,245 @@
+//! `--cache DIR`: a second run gives the first run's output byte for byte, and really comes from
+//! the cache; whatever the report depends on (a header the file includes, an option, the
+//! files' names) gives a fresh analysis; a corrupt entry is a miss; timed-out reports are not
+//! kept; `diff --git` and `dizy log` reuse entries across their temporary checkouts.
+//!
+//! That an entry is used is shown by altering it: the next run then prints the altered verdict.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod common;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn dizy(cwd: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_dizy"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run dizy");
+    assert!(
+        matches!(out.status.code(), Some(0..=2)) && !out.stdout.is_empty(),
+        "dizy {args:?}: {:?} {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Every function verdict of a JSON report, a `--git` report or a `dizy log` document.
+fn verdicts(out: &Output) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(o) => {
+                if let (Some(_), Some(verdict)) = (o.get("name"), o.get("verdict")) {
+                    out.push(verdict.as_str().unwrap_or("?").to_string());
+                }
+                o.values().for_each(|x| walk(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let mut all = vec![];
+    walk(&v, &mut all);
+    all
+}
+
+/// A JSON output without its times (a fresh analysis takes another time).
+fn timeless(out: &Output) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(o) => {
+                o.remove("time_ms");
+                o.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    strip(&mut v);
+    v
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for sub in std::fs::read_dir(dir).into_iter().flatten() {
+        for e in std::fs::read_dir(sub.unwrap().path()).into_iter().flatten() {
+            out.push(e.unwrap().path());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Rewrite every function verdict of an entry to `verdict`.
+fn alter(entry: &Path, verdict: &str) {
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(entry).unwrap()).unwrap();
+    for f in v["report"]["functions"].as_array_mut().unwrap() {
+        f["verdict"] = verdict.into();
+    }
+    std::fs::write(entry, serde_json::to_vec(&v).unwrap()).unwrap();
+}
+
+#[test]
+fn reports_are_reused_exactly_and_only_while_their_inputs_stay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let c = cache.to_str().unwrap();
+    // The unconfigured real-world fixture with its headers: a header change must count.
+    let work = tmp.path().join("tabs");
+    std::fs::create_dir_all(work.join("include")).unwrap();
+    let fixture = root().join("benchmarks/realworld/tabs");
+    for f in ["old.c", "new.c"] {
+        std::fs::copy(fixture.join(f), work.join(f)).unwrap();
+    }
+    for h in std::fs::read_dir(fixture.join("include")).unwrap() {
+        let h = h.unwrap().path();
+        std::fs::copy(&h, work.join("include").join(h.file_name().unwrap())).unwrap();
+    }
+    let args = |fmt: &'static str| {
+        vec![
+            "diff", "old.c", "new.c", "-I", "include", "--format", fmt, "--cache", c,
+        ]
+    };
+
+    let first_text = dizy(&work, &args("text"));
+    let first_json = dizy(&work, &args("json"));
+    assert_eq!(entries(&cache).len(), 1, "text and JSON share one entry");
+    let again_text = dizy(&work, &args("text"));
+    let again_json = dizy(&work, &args("json"));
+    assert!(first_text.stdout == again_text.stdout, "text differs");
+    assert!(first_json.stdout == again_json.stdout, "JSON differs");
+    assert_eq!(first_text.status.code(), again_text.status.code());
+
+    // Served from the cache: an altered entry shows.
+    let entry = entries(&cache).pop().unwrap();
+    assert!(verdicts(&first_json).contains(&"different".to_string()));
+    alter(&entry, "equivalent");
+    let altered = verdicts(&dizy(&work, &args("json")));
+    assert!(altered.iter().all(|v| v == "equivalent"), "{altered:?}");
+
+    // A header the file reads changes (a comment only): another key, a fresh analysis.
+    let header = std::fs::read_dir(work.join("include"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            std::fs::read_to_string(work.join("new.c"))
+                .unwrap()
+                .contains(&name)
+        })
+        .expect("a header the fixture includes");
+    let mut text = std::fs::read_to_string(&header).unwrap();
+    text.push_str("/* touched */\n");
+    std::fs::write(&header, text).unwrap();
+    let fresh = dizy(&work, &args("json"));
+    assert_eq!(timeless(&fresh), timeless(&first_json), "a fresh analysis");
+    assert_eq!(entries(&cache).len(), 2);
+
+    // Another option: another key.
+    let mut with_timeout = args("json");
+    with_timeout.extend(["--timeout", "30"]);
+    dizy(&work, &with_timeout);
+    assert_eq!(entries(&cache).len(), 3);
+
+    // A corrupt entry is a miss: a fresh analysis, rewritten.
+    for e in entries(&cache) {
+        std::fs::write(&e, b"{ not json").unwrap();
+    }
+    let after = dizy(&work, &args("json"));
+    assert_eq!(timeless(&after), timeless(&first_json));
+
+    // A report with a timeout is not kept (the next run may do better).
+    let pairs = root().join("benchmarks/pairs/ne_cyclic_23_j2");
+    let slow_cache = tmp.path().join("slow");
+    let sc = slow_cache.to_str().unwrap();
+    let out = dizy(
+        &pairs,
+        &[
+            "diff",
+            "old.c",
+            "new.c",
+            "--timeout",
+            "0.5",
+            "--cache",
+            sc,
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        verdicts(&out).contains(&"timeout".to_string()),
+        "{:?}",
+        verdicts(&out)
+    );
+    assert!(entries(&slow_cache).is_empty());
+}
+
+#[test]
+fn git_runs_reuse_entries_across_checkouts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let pairs = root().join("benchmarks/pairs");
+    let git = |args: &[&str]| common::git(&repo, args);
+    git(&["init", "-q"]);
+    for id in ["sign", "ne_off_by_one"] {
+        std::fs::copy(
+            pairs.join(id).join("old.c"),
+            repo.join(format!("src/{id}.c")),
+        )
+        .unwrap();
+    }
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "old"]);
+    for id in ["sign", "ne_off_by_one"] {
+        std::fs::copy(
+            pairs.join(id).join("new.c"),
+            repo.join(format!("src/{id}.c")),
+        )
+        .unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", id]);
+    }
+    let cache = tmp.path().join("cache");
+    let c = cache.to_str().unwrap();
+    let diff = [
+        "diff", "--git", "HEAD~2", "HEAD", "--format", "json", "--cache", c,
+    ];
+    let first = dizy(&repo, &diff);
+    assert_eq!(entries(&cache).len(), 2);
+    for e in entries(&cache) {
+        alter(&e, "equivalent");
+    }
+    let second = dizy(&repo, &diff);
+    let vs = verdicts(&second);
+    assert!(
+        vs.iter().all(|v| v == "equivalent"),
+        "served from the cache: {vs:?}"
+    );
+    assert!(verdicts(&first).contains(&"different".to_string()));
+    let text = String::from_utf8_lossy(&second.stdout);
+    assert!(!text.contains("/dizy-git-"), "{text}");
+
+    // `dizy log`: its commits are other file pairs (one new entry each), reused on a re-run.
+    let log = [
+        "log",
+        "HEAD~2..HEAD",
+        "--format",
+        "json",
+        "--no-times",
+        "--cache",
+        c,
+    ];
+    let one = dizy(&repo, &log);
+    assert_eq!(entries(&cache).len(), 4);
+    let two = dizy(&repo, &log);
+    assert!(one.stdout == two.stdout, "a re-run differs");
+    assert_eq!(entries(&cache).len(), 4);
+}
