@@ -7,8 +7,9 @@
 //! the names the report gives the files, and the name and bytes of every file the preprocessor
 //! reads for either version (the file itself and each header it includes, so a changed header,
 //! an `-I` that finds another one or a changed inactive `#if` region all give another key).
-//! Reports with a `timeout` verdict are not stored: they depend on the machine's load, not only
-//! on the input. Used by `diff::diff_files` when `DiffOptions::cache` is set; the granularity
+//! Every report is stored, `timeout` verdicts included (a file of real code nearly always has
+//! one, and re-running all of it for that would make the cache useless there); `--timeout` is
+//! part of the key, so a larger one analyses again. Used by `diff::diff_files` when `DiffOptions::cache` is set; the granularity
 //! is the file pair (a rebased branch or an overlapping commit range re-runs only the pairs
 //! whose inputs changed). A missing, unreadable or corrupt entry is a miss, never an error.
 
@@ -16,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::diff::{Report, Verdict};
+use crate::diff::Report;
 
 /// Format of the stored entries; bump when `Report` changes shape.
 const ENTRY_SCHEMA: &str = "dizy-cache/1";
@@ -87,12 +88,8 @@ impl Entry {
     }
 
     /// Store `report` (written aside and renamed, so that concurrent runs never read half an
-    /// entry). Reports with a timeout are not stored; failures to write are ignored.
+    /// entry); failures to write are ignored.
     pub fn store(&self, report: &Report) {
-        let timed_out = |r: &Report| r.functions.iter().any(|f| f.verdict == Verdict::Timeout);
-        if timed_out(report) || report.configurations.iter().any(|c| timed_out(&c.report)) {
-            return;
-        }
         let Some(dir) = self.path.parent() else {
             return;
         };
