@@ -643,6 +643,14 @@ struct Known<'a> {
     changes: &'a changes::Changes,
 }
 
+/// Runs of the concrete pre-pass before the analysis (see `one_function`).
+const PREPASS_RUNS: usize = 300;
+/// Its time cap, for functions whose runs are slow.
+const PREPASS_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+/// Interpreter steps per run of the pre-pass: an input that runs longer is left to the full
+/// search (which tells a long loop from one that does not end).
+const PREPASS_STEPS: u64 = 100_000;
+
 fn one_function(
     po: &GclProgram,
     pn: &GclProgram,
@@ -748,6 +756,31 @@ fn one_function(
     let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
         .with_op_budget(opts.limits.op_budget);
     let analysis_budget = whole.until(budget.analysis_end);
+    // A concrete pre-pass before the analysis: a few hundred runs of the cheap strategies
+    // (boundary values, the code's constants and their neighbours, memory candidates), so that
+    // an easy difference is found in milliseconds, not after the fixpoint. Bounded by runs, so
+    // that its outcome does not depend on the machine's speed.
+    let early = if opts.no_witness {
+        None
+    } else {
+        let mut quick = opts.witness.clone();
+        quick.max_runs = quick.max_runs.min(PREPASS_RUNS);
+        quick.time = quick.time.min(PREPASS_TIME);
+        quick.step_budget = quick.step_budget.min(PREPASS_STEPS);
+        quick.clean_only = true;
+        let none = delta::Delta {
+            points: vec![],
+            equivalent: false,
+        };
+        let before = start.elapsed().as_millis();
+        crate::witness::search(po, pn, name, &none, &quick, None, &whole)
+            .witness
+            .map(|mut w| {
+                w.strategy = format!("{} (pre-pass)", w.strategy);
+                w.time_ms += before;
+                w
+            })
+    };
     let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
         Ok(a) => a,
         Err(e) => return stopped(e),
@@ -779,8 +812,14 @@ fn one_function(
         wopts.time = wopts.time.min(t);
     }
     let searched = Instant::now();
+    let from_prepass = early.is_some();
     let found = if (d.equivalent && !partial) || opts.no_witness || wopts.time.is_zero() {
         Default::default()
+    } else if from_prepass {
+        crate::witness::Search {
+            witness: early,
+            notes: vec![],
+        }
     } else {
         crate::witness::search(po, pn, name, &d, &wopts, Some(&c), &whole)
     };
@@ -791,7 +830,9 @@ fn one_function(
     let long_double =
         !po.program.long_double_lines.is_empty() || !pn.program.long_double_lines.is_empty();
     if let Some(w) = &mut witness {
-        w.time_ms += before_search;
+        if !from_prepass {
+            w.time_ms += before_search;
+        }
         if long_double && opts.validate != Validate::Native {
             // The interpreter runs `long double` as `double`: its witness may not hold for the
             // compiled code.

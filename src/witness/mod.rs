@@ -41,6 +41,10 @@ pub struct Options {
     pub step_budget: u64,
     /// Largest loop bound ν of the symbolic search (paths use each loop edge at most ν times).
     pub loop_bound: u32,
+    /// Only witnesses on which both versions return normally: an input on which one runs out
+    /// of steps or accesses memory it may not is passed over (the pre-pass before the analysis
+    /// takes only such plain differences; the full search also shows the others).
+    pub clean_only: bool,
 }
 
 impl Default for Options {
@@ -50,6 +54,7 @@ impl Default for Options {
             time: Duration::from_secs(5),
             step_budget: 1_000_000,
             loop_bound: 16,
+            clean_only: false,
         }
     }
 }
@@ -425,6 +430,10 @@ impl Runner<'_> {
         let run = |prog, budget| behave_args(prog, self.func, &args, inputs, budget);
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
+        let unclean = |b: &Behaviour| b.diverged.is_some() || b.undefined.is_some();
+        if self.opts.clean_only && (unclean(&o) || unclean(&n)) {
+            return None;
+        }
         // A run out of steps while the other returned: run it again with a budget ten times
         // larger, so that a long loop is not taken for one that never ends.
         let longer = self.opts.step_budget.saturating_mul(CONFIRM_DIVERGENCE);

@@ -80,6 +80,15 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     let mut pool: Vec<i128> = vec![
         0, 1, -1, 2, -2, 3, 7, 8, 10, 16, 42, 100, 127, 128, 255, 256, 1000, -128, -1000,
     ];
+    // The code's own constants and their neighbours (a `case 777:` or `x == 12345` is where
+    // versions part).
+    for v in constants(fo).into_iter().chain(constants(fnew)) {
+        for x in [v, v - 1, v + 1] {
+            if !pool.contains(&x) {
+                pool.push(x);
+            }
+        }
+    }
     for p in &delta.points {
         for d in &p.different {
             if let Some(seed) = &d.seed {
