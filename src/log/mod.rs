@@ -208,13 +208,10 @@ pub fn run(
         }
         let parent = match &commit.parent {
             Some(p) => p.clone(),
+            // Root commits (usually one) are compared with the empty tree.
             None => match &empty {
-                Some(e) => Clone::clone(e),
-                None => {
-                    let e = git::empty_tree()?;
-                    empty = Some(e.clone());
-                    e
-                }
+                Some(e) => String::clone(e),
+                None => empty.insert(git::empty_tree()?).clone(),
             },
         };
         let parent_name = commit.parent.as_deref().map_or("(empty)", short);
