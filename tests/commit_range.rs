@@ -467,12 +467,15 @@ fn bin_dir(tmp: &Path) -> PathBuf {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
     // ssh: drop the options and the host (logged), run the command as sshd would: one string,
-    // evaluated by a shell.
+    // evaluated by the login shell, with SHELL set to it (GNU parallel's remote wrapper runs the
+    // job with $SHELL; a CI runner may not have SHELL set on the client side).
     write(
         "ssh",
         &format!(
             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in -*) shift;; *) break;; esac; done\n\
-             echo \"$1\" >> {}\nshift\n[ \"$1\" = \"--\" ] && shift\nexec sh -c \"$*\"\n",
+             echo \"$1\" >> {}\nshift\n[ \"$1\" = \"--\" ] && shift\n\
+             SHELL=$(getent passwd \"$(id -u)\" | cut -d: -f7)\n\
+             export SHELL=${{SHELL:-/bin/sh}}\nexec \"$SHELL\" -c \"$*\"\n",
             tmp.join("ssh-hosts.log").display()
         ),
     );
