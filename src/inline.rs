@@ -37,7 +37,7 @@ use crate::ir::{
 };
 
 /// How far to inline.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Nesting depth of inlined calls: 1 inlines only the client's own calls.
     pub max_depth: u32,

@@ -26,6 +26,7 @@ pub mod ir;
 pub mod limits;
 pub mod log;
 pub mod options;
+pub mod parallel;
 pub mod report;
 pub mod resources;
 pub mod termination;

@@ -18,7 +18,7 @@ use crate::resources::ChildLimits;
 pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
 
 /// Every bound of a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RunLimits {
     /// Time per function, analysis and witness search together (`--timeout`); `None`: none.
     pub timeout: Option<Duration>,

@@ -85,6 +85,11 @@ struct RunArgs {
     /// options and the dizy build) were analysed before, and store new ones, in DIR
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
+    /// Analyse up to N functions (and files) at a time, each function in a worker process
+    /// [default: the available cores]; 1: all in this process, one after the other. The
+    /// report is the same whatever N; `--max-memory` bounds each process
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
     #[command(flatten)]
     cpp: CppArgs,
 }
@@ -119,6 +124,14 @@ impl RunArgs {
             dir: dir.clone(),
             tool: tool_identity(),
         });
+        let jobs = self
+            .jobs
+            .map_or_else(dizy::parallel::default_jobs, |j| j as usize);
+        if jobs > 1 {
+            let exe = std::env::current_exe()
+                .map_err(|e| format!("cannot find dizy's own executable for --jobs: {e}"))?;
+            opts.workers = Some(dizy::diff::workers::Workers::new(exe, jobs));
+        }
         // The backstop for memory spent where no check runs (the parser, one z3 query).
         dizy::resources::start_watchdog(self.analysis.max_memory);
         let bar = dizy::report::progress::Bar::new(self.quiet);
@@ -183,6 +196,10 @@ enum Cmd {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Analyse functions for a `dizy` process with `--jobs` (internal: JSON lines on stdin and
+    /// stdout)
+    #[command(hide = true)]
+    Worker,
     /// Join the JSON (or SARIF) outputs of the shards of one `dizy log` or `dizy diff --git`
     /// command into the output of one unsharded run
     Merge {
@@ -305,7 +322,7 @@ fn main() -> ExitCode {
             .init();
     }
     let worker = std::thread::Builder::new()
-        .stack_size(1 << 30)
+        .stack_size(dizy::parallel::STACK)
         .spawn(move || run(cli, args));
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
@@ -414,6 +431,12 @@ fn run(cli: Cli, log_opts: Vec<String>) -> ExitCode {
             ExitCode::from(log.exit_code())
         }
         Cmd::Merge { files, format } => cmd_merge(&files, format),
+        Cmd::Worker => {
+            match dizy::diff::workers::serve(std::io::stdin().lock(), std::io::stdout().lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&e.to_string()),
+            }
+        }
         Cmd::Gcl {
             file,
             functions,
@@ -758,7 +781,7 @@ fn log_options(m: &clap::ArgMatches, args: &[String]) -> Vec<String> {
         .ids()
         .map(clap::Id::as_str)
         .filter(|id| args.iter().any(|a| a == id))
-        .filter(|id| !["shard", "format", "quiet", "output_dir", "cache"].contains(id))
+        .filter(|id| !["shard", "format", "quiet", "output_dir", "cache", "jobs"].contains(id))
         .filter(|id| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
         .collect();
     ids.sort_unstable();

@@ -94,7 +94,7 @@ pub fn start_watchdog(limit_mb: u64) {
 /// AddressSanitizer reserve terabytes of address space for their shadow memory and cannot run
 /// under it: a run of such a binary must be bounded by a data-segment or resident-size limit
 /// (`RLIMIT_DATA`, a cgroup) instead. Native validation builds with UBSan only, which is fine.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChildLimits {
     /// Address-space limit in MiB (`--max-memory`, at least [`MIN_CHILD_MEMORY_MB`]); 0 for none.
     pub memory_mb: u64,

@@ -298,7 +298,9 @@ pub(crate) fn check_remove(ds: &[Dim], dims: usize) -> Result<Vec<Dim>> {
 // Run-time choice of backend
 
 /// The available backends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum DomainKind {
     Polyhedra,
     Octagon,

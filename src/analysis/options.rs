@@ -6,7 +6,9 @@
 
 use dizy_domains::DomainKind;
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 pub enum Canon {
     JoinEquiv,
     JoinAll,
@@ -14,7 +16,9 @@ pub enum Canon {
     None,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 pub enum CanonPoint {
     /// Only at diff points and loop heads.
     Diff,
@@ -25,7 +29,17 @@ pub enum CanonPoint {
 }
 
 /// How floating-point values are analysed.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Debug,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum Floats {
     /// IEEE 754 as the compiled program computes it (x86-64 SSE, round to nearest): NaN, ±inf
     /// and rounding exist, so the analysis knows of a floating value only that it is identical
@@ -37,7 +51,9 @@ pub enum Floats {
     Real,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 pub enum Overflow {
     /// Signed overflow is undefined behaviour and not modelled; unsigned arithmetic wraps.
     Math,
@@ -45,7 +61,7 @@ pub enum Overflow {
     Wrap,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub domain: DomainKind,
     pub canon: Canon,

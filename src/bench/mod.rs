@@ -30,16 +30,17 @@ mod manifest;
 mod report;
 mod run;
 
+pub use crate::parallel::parallel_map;
 pub use correlate::{time_correlate, CorrelateTiming, CORRELATE_HEADER};
 pub use manifest::{csv_field, parse_csv, read_manifest, Records};
 pub use report::{
     row_csv, summarize, summary_csv, summary_text, Summary, ROW_HEADER, SUMMARY_HEADER,
 };
-pub use run::{diff_options, parallel_map, run_pair};
+pub use run::{diff_options, run_pair};
 
+use crate::parallel::default_jobs;
 use correlate::run_correlate_mode;
 use report::{append_file, say, write_file};
-use run::default_jobs;
 
 /// Command-line arguments of `dizy bench`.
 #[derive(clap::Args, Clone, Debug)]

@@ -1,12 +1,9 @@
 //! Running pairs through the library.
 //!
 //! Takes a [`Pair`] and the `DiffOptions` of the settings; gives its [`Outcome`] (a panic or an
-//! error becomes an `error` verdict, not a crash), and a parallel map over pairs on threads with
-//! the CLI's large stacks.
+//! error becomes an `error` verdict, not a crash).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use super::{judge, Args, Outcome, Pair};
@@ -78,47 +75,4 @@ pub fn run_pair(p: &Pair, opts: &DiffOptions) -> Outcome {
         omitted,
         error: f.error.clone(),
     }
-}
-
-/// Apply `work` to every item on `jobs` threads (large stacks, as the CLI uses); results keep
-/// the input order.
-pub fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    work: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let jobs = jobs.clamp(1, items.len().max(1));
-    std::thread::scope(|s| {
-        let mut handles = vec![];
-        for _ in 0..jobs {
-            let h = std::thread::Builder::new()
-                .stack_size(1 << 30)
-                .spawn_scoped(s, || loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= items.len() {
-                        break;
-                    }
-                    let r = work(i, &items[i]);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-                })
-                .expect("spawn bench worker");
-            handles.push(h);
-        }
-        for h in handles {
-            let _ = h.join();
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_iter()
-        .map(|r| r.expect("every item was processed"))
-        .collect()
-}
-
-/// The number of worker threads when `--jobs` is not given: the available cores.
-pub(super) fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }

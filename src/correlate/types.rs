@@ -9,7 +9,7 @@ use crate::ir::{FuncId, GuardId, IdVec, Pos, VarId};
 
 use super::effects::OUTPUT_FUNCTIONS;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Renamed variables: `(old name, new name)`.
     pub map: Vec<(String, String)>,

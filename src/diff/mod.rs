@@ -6,14 +6,13 @@
 //! only one file defines are listed as added or removed. Drives the stages in order and never
 //! reaches into their internals; the `report` module renders the result.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::analysis;
-use crate::changes;
 use crate::correlate;
-use crate::delta::{self, Delta};
+use crate::delta::Delta;
 use crate::diag::{Note, NoteKind, Result};
 use crate::frontend;
 use crate::gcl::GclProgram;
@@ -22,11 +21,16 @@ use crate::limits;
 mod assumptions;
 mod configs;
 mod details;
+mod function;
+mod pair;
+pub mod workers;
 pub use assumptions::{assumptions, canon_name, point_name};
 pub use configs::{describe as describe_config_change, lines_text, Configuration};
 pub use details::{side_by_side, SideBySide, SourceRow};
 
-#[derive(Clone, Debug, Default)]
+/// Everything that decides a report, and how the run goes. Serialized (without the fields that
+/// only say how the run goes) for worker processes.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DiffOptions {
     pub functions: Vec<String>,
     /// Skip the search for distinguishing inputs (`--no-witness`).
@@ -52,12 +56,19 @@ pub struct DiffOptions {
     /// The size and budget of that sample.
     pub plane: crate::witness::plane::Options,
     /// Told how the run goes (the CLI draws a progress bar with it).
+    #[serde(skip)]
     pub progress: Progress,
     /// Path prefixes the report renames (`from`, `to`): `diff --git` names its temporary
     /// checkout `REV:path` this way, before the report is cached.
+    #[serde(skip)]
     pub rename: Vec<(String, String)>,
     /// Reuse and store reports (`--cache DIR`, see [`crate::cache`]).
+    #[serde(skip)]
     pub cache: Option<crate::cache::Cache>,
+    /// Worker processes that analyse functions in parallel (`--jobs`); `None`: all in this
+    /// process, one after the other.
+    #[serde(skip)]
+    pub workers: Option<workers::Workers>,
 }
 
 /// What a run tells while it goes: once per file the number of functions it will analyse, then
@@ -99,7 +110,7 @@ impl std::fmt::Debug for Progress {
 
 /// Witness validation: by the interpreter only, or also by compiling and running both versions
 /// natively (opt-in: it executes the analysed code).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Validate {
     #[default]
     Interp,
@@ -289,12 +300,7 @@ pub fn worse_exit(a: u8, b: u8) -> u8 {
 
 /// Run the pipeline on a pair of files (or take its report from the cache).
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
-    let fe = opts.frontend.clone().with_limits(&opts.limits);
-    // `__FILE__` names both versions as the new file: where each lies is no difference.
-    let fe = crate::frontend::Options {
-        file_name: Some(new.display().to_string()),
-        ..fe
-    };
+    let fe = frontend_options(new, opts);
     let entry = opts
         .cache
         .as_ref()
@@ -314,9 +320,8 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
         }
         return Ok(report);
     }
-    let po = crate::load_gcl(old, &fe)?;
-    let pn = crate::load_gcl(new, &fe)?;
-    let mut report = diff_programs(&po, &pn, opts);
+    let (po, pn) = load_pair((old, new), opts)?;
+    let mut report = diff_loaded(&po, &pn, Some((old, new)), opts);
     if opts.details {
         let read = |p: &Path| std::fs::read(p).map(|b| String::from_utf8_lossy(&b).into_owned());
         if let (Ok(to), Ok(tn)) = (read(old), read(new)) {
@@ -331,6 +336,23 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
         e.store(&report);
     }
     Ok(report)
+}
+
+/// The preprocessor options of a file pair.
+fn frontend_options(new: &Path, opts: &DiffOptions) -> frontend::Options {
+    let fe = opts.frontend.clone().with_limits(&opts.limits);
+    // `__FILE__` names both versions as the new file: where each lies is no difference.
+    frontend::Options {
+        file_name: Some(new.display().to_string()),
+        ..fe
+    }
+}
+
+/// Load both versions of a file pair as `diff_files` does (a worker process loads them the
+/// same way).
+fn load_pair((old, new): (&Path, &Path), opts: &DiffOptions) -> Result<(GclProgram, GclProgram)> {
+    let fe = frontend_options(new, opts);
+    Ok((crate::load_gcl(old, &fe)?, crate::load_gcl(new, &fe)?))
 }
 
 /// The cache entry of a file pair: keyed on the options that decide the report (not the cache,
@@ -355,6 +377,7 @@ fn cache_entry(
         cache: None,
         progress: Progress::default(),
         rename: vec![],
+        workers: None,
         ..opts.clone()
     };
     cache.entry(
@@ -370,6 +393,17 @@ fn cache_entry(
 
 /// Run the pipeline on two loaded programs.
 pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Report {
+    diff_loaded(po, pn, None, opts)
+}
+
+/// [`diff_programs`] on programs loaded from `files` by [`load_pair`] (so that worker processes
+/// can load them again).
+fn diff_loaded(
+    po: &GclProgram,
+    pn: &GclProgram,
+    files: Option<(&Path, &Path)>,
+    opts: &DiffOptions,
+) -> Report {
     let mut assumptions = assumptions(opts);
     if !opts.no_inline {
         assumptions.push(Note::new(NoteKind::Semantics, format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; recursive calls and deeper ones stay unknown calls", opts.inline.max_depth)));
@@ -393,108 +427,36 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
             assumptions.push(n.clone());
         }
     }
-    let ch = changes::changes(po, pn);
-    let defined = |p: &GclProgram| -> BTreeSet<String> {
-        p.functions.iter().map(|f| f.name.clone()).collect()
-    };
-    let (defined_o, defined_n) = (defined(po), defined(pn));
-    let mut names: BTreeSet<String> = BTreeSet::new();
-    if opts.functions.is_empty() {
-        // Functions of headers are not the file's: a change to one shows in its callers.
-        for p in [po, pn] {
-            names.extend(p.file_functions().map(|f| f.name.clone()));
-            names.extend(p.file_rejected().map(|(n, _)| n.clone()));
-        }
-    } else {
-        names.extend(opts.functions.iter().cloned());
-    }
-    // Client-specific impact: changed callees are inlined into the analysed functions; the
-    // witness search still runs the original programs.
-    let (vo, vn) = if opts.no_inline {
-        (Default::default(), Default::default())
-    } else {
-        (
-            crate::inline::inline_gcl(po, &names, &ch.old, &opts.inline),
-            crate::inline::inline_gcl(pn, &names, &ch.new, &opts.inline),
-        )
-    };
-    let known = Known {
-        defined_o: &defined_o,
-        defined_n: &defined_n,
-        changes: &ch,
-    };
-    let inl = (vo.gcl.as_ref().unwrap_or(po), vn.gcl.as_ref().unwrap_or(pn));
-    let mut functions = vec![];
+    let pair = pair::Pair::new(po, pn, opts);
+    let names: Vec<&String> = pair.names.iter().collect();
     opts.progress.tell(ProgressEvent::Start {
         file: &pn.program.file,
         functions: names.len(),
     });
-    for name in names {
-        let was_inlined = |v: &crate::inline::Version| {
-            v.gcl.is_some() && v.outcomes.get(&name).is_some_and(|o| !o.inlined.is_empty())
-        };
-        let inlined_here = was_inlined(&vo) || was_inlined(&vn);
-        let budget = FunctionTime::new(opts.limits.timeout, inlined_here);
-        let mut r = one_function(po, pn, inl, &name, &known, opts, &budget);
-        let failed = matches!(
-            r.verdict,
-            Verdict::Timeout | Verdict::Error | Verdict::Unsupported
-        );
-        let fell_back = failed && inlined_here;
-        if fell_back {
-            // Inlining made the function too big or hit a limit: fall back to opaque calls,
-            // within what is left of the same budget.
-            let why = r.error.clone().unwrap_or_default();
-            let rest = budget.fallback();
-            r = one_function(po, pn, (po, pn), &name, &known, opts, &rest);
-            r.notes.push(Note::new(
-                NoteKind::Analysis,
-                format!("analysis with inlined callees failed ({why}); changed callees kept as unknown calls"),
-            ));
-        }
+    let done = |r: FunctionReport| {
         opts.progress.tell(ProgressEvent::Done {
-            function: &name,
+            function: &r.name,
             verdict: r.verdict,
         });
-        if opts.details && matches!(r.verdict, Verdict::Timeout | Verdict::Error) {
-            // No analysis to show, but both versions still run: the sample shows what they do.
-            r.input_plane = details::input_plane(po, pn, &name, None, &[], opts);
-        }
-        r.own_changed = ch.own.contains(&name);
-        r.changed_callees = ch.changed_callees(&name);
-        if r.verdict != Verdict::Unchanged && !r.own_changed {
-            for why in ch.why.get(&name).into_iter().flatten() {
-                let why = Note::new(NoteKind::Change, why.clone());
-                if !r.notes.contains(&why) {
-                    r.notes.push(why);
-                }
-            }
-        }
-        if fell_back
-            || matches!(
-                r.verdict,
-                Verdict::Unchanged | Verdict::Added | Verdict::Removed
-            )
-        {
-            functions.push(r);
-            continue;
-        }
-        let mut inlined = BTreeSet::new();
-        for o in [vo.outcomes.get(&name), vn.outcomes.get(&name)]
-            .into_iter()
-            .flatten()
-        {
-            inlined.extend(o.inlined.iter().cloned());
-            for n in &o.notes {
-                let n = Note::new(NoteKind::Analysis, n.clone());
-                if !r.notes.contains(&n) {
-                    r.notes.push(n);
-                }
-            }
-        }
-        r.inlined = inlined.into_iter().collect();
-        functions.push(r);
-    }
+        r
+    };
+    // Functions that need the analysis go to worker processes when there are several of them
+    // (or other files' functions share the workers); the rest are decided here at once.
+    let analysed = names
+        .iter()
+        .filter(|n| pair.needs_analysis(n, opts))
+        .count();
+    let pool = files.zip(opts.workers.as_ref().filter(|w| w.takes(analysed)));
+    let mut functions: Vec<FunctionReport> = match pool {
+        None => names.iter().map(|n| done(pair.function(n, opts))).collect(),
+        Some((files, w)) => crate::parallel::parallel_map(&names, w.jobs(), |_, n| {
+            done(if pair.needs_analysis(n, opts) {
+                w.function(files, n, opts)
+            } else {
+                pair.function(n, opts)
+            })
+        }),
+    };
     // Keep the order of the old file (then new-only functions) for readability.
     let mut order: HashMap<String, usize> = HashMap::new();
     for (i, n) in po
@@ -508,7 +470,7 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     }
     functions.sort_by_key(|f: &FunctionReport| order.get(&f.name).copied().unwrap_or(usize::MAX));
     for r in &mut functions {
-        attach_lines(r, po, pn);
+        function::attach_lines(r, po, pn);
     }
     Report {
         old: po.program.file.clone(),
@@ -520,505 +482,7 @@ pub fn diff_programs(po: &GclProgram, pn: &GclProgram, opts: &DiffOptions) -> Re
     }
 }
 
-fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
-    FunctionReport {
-        name: name.to_string(),
-        verdict,
-        time_ms: start.elapsed().as_millis(),
-        delta: None,
-        witness: None,
-        notes: vec![],
-        error: None,
-        max_substates: 0,
-        changed_callees: vec![],
-        own_changed: false,
-        inlined: vec![],
-        old_line: None,
-        new_line: None,
-        changed_line: None,
-        source: None,
-        correlating: None,
-        input_plane: None,
-    }
-}
-
-/// Fill in the definition lines of `r` and, for analysed functions, the frontend's notes about
-/// lines inside the definition (assumed typedefs, blanked macros), merged across versions.
-fn attach_lines(r: &mut FunctionReport, po: &GclProgram, pn: &GclProgram) {
-    let range = |p: &GclProgram| {
-        p.functions
-            .iter()
-            .find(|f| f.name == r.name)
-            .map(|f| (f.func.line.0, f.func.end_line.0))
-            .or_else(|| p.program.rejected_lines.get(&r.name).copied())
-    };
-    let (ro, rn) = (range(po), range(pn));
-    r.old_line = ro.map(|x| x.0);
-    r.new_line = rn.map(|x| x.0);
-    if matches!(
-        r.verdict,
-        Verdict::Unchanged | Verdict::Added | Verdict::Removed
-    ) {
-        return;
-    }
-    // (kind, text) → (old line, new line)
-    let mut found: Vec<(NoteKind, String, Option<u32>, Option<u32>)> = vec![];
-    for (p, range, old) in [(po, ro, true), (pn, rn, false)] {
-        let Some((lo, hi)) = range else { continue };
-        for (line, n) in p
-            .program
-            .notes
-            .iter()
-            .filter_map(|n| Some((n.line_in(&p.program.file)?, n)))
-            .filter(|(l, _)| (lo..=hi).contains(l))
-        {
-            let i = match found.iter().position(|f| f.0 == n.kind && f.1 == n.text) {
-                Some(i) => i,
-                None => {
-                    found.push((n.kind, n.text.clone(), None, None));
-                    found.len() - 1
-                }
-            };
-            let slot = if old {
-                &mut found[i].2
-            } else {
-                &mut found[i].3
-            };
-            slot.get_or_insert(line);
-        }
-    }
-    for (kind, text, o, n) in found {
-        let at = match (o, n) {
-            (Some(o), Some(n)) => format!("old line {o}, new line {n}"),
-            (Some(o), None) => format!("old line {o}"),
-            (None, Some(n)) => format!("new line {n}"),
-            (None, None) => continue,
-        };
-        r.notes.push(Note::new(kind, format!("{text} ({at})")));
-    }
-}
-
-/// The time one function may take (`--timeout`), shared by its attempts: analysis with inlined
-/// callees, then (if that fails) with opaque calls, then the witness search.
-struct FunctionTime {
-    start: Instant,
-    /// When everything for the function must be done.
-    end: Option<Instant>,
-    /// When the analysis must be done.
-    analysis_end: Option<Instant>,
-}
-
-impl FunctionTime {
-    /// With inlined callees the first analysis may use two thirds of the time, so that a
-    /// fallback with opaque calls still has a third (before, it got a fresh `--timeout` and a
-    /// function could take twice its budget).
-    fn new(timeout: Option<Duration>, inlined: bool) -> FunctionTime {
-        let start = Instant::now();
-        let share = if inlined { 2.0 / 3.0 } else { 1.0 };
-        FunctionTime {
-            start,
-            end: timeout.map(|t| start + t),
-            analysis_end: timeout.map(|t| start + t.mul_f64(share)),
-        }
-    }
-
-    /// The budget of the fallback: the rest of the whole.
-    fn fallback(&self) -> FunctionTime {
-        FunctionTime {
-            start: self.start,
-            end: self.end,
-            analysis_end: self.end,
-        }
-    }
-
-    fn left(until: Option<Instant>) -> Option<Duration> {
-        until.map(|e| e.saturating_duration_since(Instant::now()))
-    }
-}
-
-/// What the driver knows about the two programs before analysing a function.
-struct Known<'a> {
-    defined_o: &'a BTreeSet<String>,
-    defined_n: &'a BTreeSet<String>,
-    changes: &'a changes::Changes,
-}
-
-/// Runs of the concrete pre-pass before the analysis (see `one_function`).
-const PREPASS_RUNS: usize = 300;
-/// Its time cap, for functions whose runs are slow.
-const PREPASS_TIME: std::time::Duration = std::time::Duration::from_millis(100);
-/// Interpreter steps per run of the pre-pass: an input that runs longer is left to the full
-/// search (which tells a long loop from one that does not end).
-const PREPASS_STEPS: u64 = 100_000;
-
-fn one_function(
-    po: &GclProgram,
-    pn: &GclProgram,
-    (io, inew): (&GclProgram, &GclProgram),
-    name: &str,
-    known: &Known<'_>,
-    opts: &DiffOptions,
-    budget: &FunctionTime,
-) -> FunctionReport {
-    crate::resources::set_phase(format!("function {name}"));
-    // Times are reported from the function's first attempt on.
-    let start = budget.start;
-    let rejected = |p: &GclProgram| {
-        p.program
-            .rejected
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, e)| e.to_string())
-    };
-    if let Some(e) = rejected(po).or_else(|| rejected(pn)) {
-        // Rejected in both versions, but the same text in the same surroundings: unchanged.
-        let same = match (
-            frontend::fingerprint(&po.program, name),
-            frontend::fingerprint(&pn.program, name),
-        ) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        };
-        let reaches = known.changes.changed(name);
-        if same && !reaches && opts.functions.is_empty() {
-            let mut r = report(name, Verdict::Unchanged, start);
-            r.notes.push(Note::new(
-                NoteKind::NotAnalysed,
-                format!("not analysed: {e}"),
-            ));
-            return r;
-        }
-        let mut r = report(name, Verdict::Unsupported, start);
-        r.error = Some(e);
-        r.changed_line = pn
-            .program
-            .rejected
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, e)| e.line);
-        if same && reaches {
-            for why in known.changes.why.get(name).into_iter().flatten() {
-                r.notes.push(Note::new(
-                    NoteKind::Change,
-                    format!("its text is the same in both versions, but it {why}"),
-                ));
-            }
-        }
-        return r;
-    }
-    match (
-        known.defined_o.contains(name),
-        known.defined_n.contains(name),
-    ) {
-        (false, false) => {
-            let mut r = report(name, Verdict::Error, start);
-            r.error = Some(format!("no function `{name}` is defined in either file"));
-            return r;
-        }
-        (true, false) => return report(name, Verdict::Removed, start),
-        (false, true) => return report(name, Verdict::Added, start),
-        _ => {}
-    }
-    if opts.functions.is_empty() && !known.changes.changed(name) {
-        return report(name, Verdict::Unchanged, start);
-    }
-    let mut copts = opts.correlate.clone();
-    copts.changed = Some(
-        known
-            .changes
-            .old
-            .union(&known.changes.new)
-            .cloned()
-            .collect(),
-    );
-    let c = match correlate::correlate(io, inew, name, &copts) {
-        Ok(c) => c,
-        Err(e) => {
-            let mut r = report(name, Verdict::Unsupported, start);
-            r.error = Some(e.to_string());
-            return r;
-        }
-    };
-    let listing = opts.details.then(|| correlate::print_correlated(&c));
-    // The analysis or Δ stopped (a limit, or an internal error): no verdict, the reason.
-    let stopped = |e: crate::diag::Error| {
-        let v = if e.is_stop() {
-            Verdict::Timeout
-        } else {
-            Verdict::Error
-        };
-        let mut r = report(name, v, start);
-        r.error = Some(e.to_string());
-        r.correlating = listing.clone();
-        r
-    };
-    // The analysis may use its share of the time, the rest of the pipeline all of it.
-    let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
-        .with_op_budget(opts.limits.op_budget);
-    let analysis_budget = whole.until(budget.analysis_end);
-    // A concrete pre-pass before the analysis: a few hundred runs of the cheap strategies
-    // (boundary values, the code's constants and their neighbours, memory candidates), so that
-    // an easy difference is found in milliseconds, not after the fixpoint. Bounded by runs, so
-    // that its outcome does not depend on the machine's speed.
-    let early = if opts.no_witness {
-        None
-    } else {
-        let mut quick = opts.witness.clone();
-        quick.max_runs = quick.max_runs.min(PREPASS_RUNS);
-        quick.time = quick.time.min(PREPASS_TIME);
-        quick.step_budget = quick.step_budget.min(PREPASS_STEPS);
-        quick.clean_only = true;
-        let none = delta::Delta {
-            points: vec![],
-            equivalent: false,
-        };
-        let before = start.elapsed().as_millis();
-        crate::witness::search(po, pn, name, &none, &quick, None, &whole)
-            .witness
-            .map(|mut w| {
-                w.strategy = format!("{} (pre-pass)", w.strategy);
-                w.time_ms += before;
-                w
-            })
-    };
-    let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
-        Ok(a) => a,
-        Err(e) => return stopped(e),
-    };
-    let d = match delta::compute(&c, &a, &whole) {
-        Ok(d) => d,
-        Err(e) => return stopped(e),
-    };
-    // An empty Δ speaks only of executions that reach the diff points: equivalence also needs
-    // both versions to terminate on the same inputs.
-    let term = if d.equivalent {
-        match crate::termination::check(&c, &a, &copts.changed.clone().unwrap_or_default(), &whole)
-        {
-            Ok(t) => t,
-            Err(e) => crate::termination::Termination {
-                proven: false,
-                reasons: vec![format!("termination not checked: {e}")],
-            },
-        }
-    } else {
-        Default::default()
-    };
-    let partial = d.equivalent && !term.proven;
-    // "different" needs inputs on which the versions were seen to differ.
-    let before_search = start.elapsed().as_millis();
-    // `--timeout` bounds the whole function: the search gets what the analysis left of it.
-    let mut wopts = opts.witness.clone();
-    if let Some(t) = FunctionTime::left(budget.end) {
-        wopts.time = wopts.time.min(t);
-    }
-    let searched = Instant::now();
-    let from_prepass = early.is_some();
-    let found = if (d.equivalent && !partial) || opts.no_witness || wopts.time.is_zero() {
-        Default::default()
-    } else if from_prepass {
-        crate::witness::Search {
-            witness: early,
-            notes: vec![],
-        }
-    } else {
-        crate::witness::search(po, pn, name, &d, &wopts, Some(&c), &whole)
-    };
-    let mut witness = found.witness;
-    // Whether the search stopped for lack of time (rather than runs or strategies).
-    let out_of_time = searched.elapsed() >= wopts.time.mul_f64(0.95);
-    let mut native_note = None;
-    let long_double =
-        !po.program.long_double_lines.is_empty() || !pn.program.long_double_lines.is_empty();
-    if let Some(w) = &mut witness {
-        if !from_prepass {
-            w.time_ms += before_search;
-        }
-        if long_double && opts.validate != Validate::Native {
-            // The interpreter runs `long double` as `double`: its witness may not hold for the
-            // compiled code.
-            native_note = Some((
-                true,
-                format!(
-                    "the interpreter found a difference on {}, but the file uses `long double`, which it executes as `double`: run with --validate native to confirm it",
-                    w.inputs
-                        .iter()
-                        .map(|(n, v)| format!("{n} = {v}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-            witness = None;
-        } else if opts.validate == Validate::Native {
-            native_note = match validate_native(po, pn, name, w, opts) {
-                Ok(note) => note,
-                // A process of the check ran into `--max-memory` or `--timeout`: like the
-                // analysis at its limits, no verdict.
-                Err(e) => {
-                    let mut r = report(name, Verdict::Timeout, start);
-                    r.error = Some(e.to_string());
-                    return r;
-                }
-            };
-            // With `long double` only a confirmed witness counts.
-            if native_note
-                .as_ref()
-                .is_some_and(|(refuted, _)| *refuted || long_double)
-            {
-                witness = None;
-            }
-        }
-    }
-    let verdict = match (&witness, d.equivalent, partial) {
-        (_, true, false) => Verdict::Equivalent,
-        (Some(_), _, _) => Verdict::Different,
-        (None, true, true) => Verdict::PartiallyEquivalent,
-        (None, _, _) => Verdict::PossiblyDifferent,
-    };
-    let mut r = report(name, verdict, start);
-    r.witness = witness;
-    r.max_substates = a.stats.max_substates;
-    let note = |kind, text: &String| Note::new(kind, text.clone());
-    r.notes = a
-        .notes
-        .iter()
-        .map(|n| note(NoteKind::Analysis, n))
-        .collect();
-    r.notes
-        .extend(found.notes.iter().map(|n| note(NoteKind::Witness, n)));
-    if partial {
-        for why in &term.reasons {
-            r.notes.push(Note::new(
-                NoteKind::Termination,
-                format!("termination not proven: {why}"),
-            ));
-        }
-    }
-    r.notes
-        .extend(native_note.map(|(_, n)| Note::new(NoteKind::Witness, n)));
-    if verdict == Verdict::PossiblyDifferent
-        && !opts.no_witness
-        && wopts.time < opts.witness.time
-        && out_of_time
-    {
-        r.notes.push(Note::new(
-            NoteKind::Witness,
-            "the witness search had only what --timeout left after the analysis",
-        ));
-    }
-    if let Some(names) = c.renamed_text() {
-        r.notes.push(Note::new(
-            NoteKind::Analysis,
-            format!("locals taken as renamed (inferred; --map overrides): {names}"),
-        ));
-    }
-    let f = c.product();
-    for inp in c.inputs.iter().filter(|i| !i.equal) {
-        if let (Some(o), Some(_)) = (inp.old, inp.new) {
-            r.notes.push(Note::new(
-                NoteKind::Input,
-                format!(
-                    "global `{}` is declared differently in the two versions (type or initializer): not assumed equal at entry",
-                    f.func.var(o).name
-                ),
-            ));
-        }
-    }
-    let extent = |p: &GclProgram| p.function(name).map(|f| (f.func.line.0, f.func.end_line.0));
-    if let (Some(old), Some(new)) = (extent(po), extent(pn)) {
-        r.changed_line = c.first_changed_line(old, new);
-    }
-    r.time_ms = start.elapsed().as_millis();
-    if opts.details {
-        // After the time is taken: the sample is for the picture, not part of the verdict.
-        r.correlating = listing;
-        let cover: Vec<f64> = d
-            .points
-            .iter()
-            .flat_map(|p| &p.different)
-            .flat_map(|s| s.seed.iter().flatten())
-            .map(|(_, v)| *v as f64)
-            .collect();
-        let w = r.witness.as_ref().map(|w| &w.inputs);
-        r.input_plane = details::input_plane(po, pn, name, w, &cover, opts);
-    }
-    r.delta = Some(d);
-    r
-}
-
-/// Run `w` natively (`--validate native`): on success mark it, otherwise give a note and
-/// whether native execution refuted it (then the witness must not support `different`); an
-/// error when the compiler or a run ran into a resource limit.
-fn validate_native(
-    po: &GclProgram,
-    pn: &GclProgram,
-    name: &str,
-    w: &mut crate::witness::Witness,
-    opts: &DiffOptions,
-) -> Result<Option<(bool, String)>> {
-    use crate::witness::native::{self, Native, Version};
-    fn version(p: &GclProgram) -> Version<'_> {
-        Version {
-            source: Path::new(&p.program.file),
-            prog: p,
-        }
-    }
-    let inputs: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
-    match native::validate(
-        version(po),
-        version(pn),
-        name,
-        w,
-        &opts.frontend.clone().with_limits(&opts.limits),
-        Duration::from_secs(5),
-    ) {
-        Native::Confirmed(by) => {
-            w.validated_by = by;
-            Ok(None)
-        }
-        Native::Refuted(why) => Ok(Some((
-            true,
-            format!(
-                "native validation failed for the interpreter's witness ({}): {why}",
-                inputs.join(", ")
-            ),
-        ))),
-        Native::NotApplicable(why) => Ok(Some((
-            false,
-            format!("native validation not applicable: {why}"),
-        ))),
-        Native::Limit(e) => Err(e),
-    }
-}
-
 /// Parse a timeout in seconds.
 pub fn timeout_from_secs(s: f64) -> Option<Duration> {
     (s > 0.0).then(|| Duration::from_secs_f64(s))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::FunctionTime as Budget;
-    use std::time::Duration;
-
-    /// The attempts of one function share its `--timeout`: a fallback after a failed inlined
-    /// analysis gets what is left, not a fresh budget (that made functions take twice theirs).
-    #[test]
-    fn attempts_share_one_budget() {
-        let t = Duration::from_secs(3);
-        let first = Budget::new(Some(t), true);
-        let (end, analysis_end) = (first.end.unwrap(), first.analysis_end.unwrap());
-        assert_eq!(end - first.start, t);
-        assert_eq!(analysis_end - first.start, Duration::from_secs(2));
-        let rest = first.fallback();
-        assert_eq!(
-            (rest.start, rest.end, rest.analysis_end),
-            (first.start, first.end, first.end)
-        );
-        assert!(Budget::left(rest.analysis_end).unwrap() <= t);
-        // Without inlining the analysis may use all of it; without a timeout nothing is bounded.
-        let plain = Budget::new(Some(t), false);
-        assert_eq!(plain.analysis_end, plain.end);
-        let free = Budget::new(None, true);
-        assert!(free.end.is_none() && Budget::left(free.analysis_end).is_none());
-    }
 }

@@ -45,7 +45,7 @@ pub use preprocess::{file_macro_args, SOURCE_DATE_EPOCH};
 pub use lines::LineMap;
 
 /// Preprocessor configuration (`--cpp`, `-I`, `-D`, and what `--compile-commands` adds).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Preprocessor command; `-E` is added. Default `cc`.
     pub cpp: String,

@@ -233,6 +233,11 @@ impl<'a> Interp<'a> {
         self
     }
 
+    /// Instructions executed in the last call, also when it stopped early.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
     /// Bytes written by `putchar` in the last call.
     pub fn output(&self) -> &[u8] {
         &self.output

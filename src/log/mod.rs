@@ -101,11 +101,23 @@ pub fn diff_revisions(
 ) -> Result<Revisions> {
     let co = git::checkout(rev1, rev2, paths)?;
     let changed_files = co.files.len();
-    let mut files = vec![];
-    for (index, f) in co.files.iter().enumerate() {
-        if shard.is_some_and(|s| !s.takes(index)) {
-            continue;
+    let mine: Vec<(usize, &git::FilePair)> = co
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| shard.is_none_or(|s| s.takes(*index)))
+        .collect();
+    // With workers, files are analysed at the same time and share them.
+    let mut opts = opts.clone();
+    let jobs = match &opts.workers {
+        Some(w) if mine.len() > 1 => {
+            let jobs = w.jobs();
+            opts.workers = Some(w.shared());
+            jobs
         }
+        _ => 1,
+    };
+    let files = crate::parallel::parallel_map(&mine, jobs, |_, &(index, f)| {
         let mut o = opts.clone();
         // The temporary checkout is gone when the report is read: name files `REV:path`
         // (before the report is cached, so that the next run's checkout finds it).
@@ -132,12 +144,12 @@ pub fn diff_revisions(
                 .iter()
                 .fold(e.to_string(), |e, (from, to)| e.replace(from.as_str(), to))
         });
-        files.push(FileResult {
+        FileResult {
             path: f.path.clone(),
             index,
             report,
-        });
-    }
+        }
+    });
     Ok(Revisions {
         changed_files,
         files,

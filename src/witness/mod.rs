@@ -22,6 +22,7 @@ mod smt;
 #[cfg(test)]
 mod testutil;
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use crate::correlate::Correlated;
@@ -32,13 +33,16 @@ use crate::ir::{CType, Program, VarId, VarKind};
 use crate::limits::Budget;
 use memory::{Input, Param, Shape};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Executions allowed per function.
     pub max_runs: usize,
     pub time: Duration,
     /// Interpreter steps per execution.
     pub step_budget: u64,
+    /// Interpreter steps over all executions; `None`: no bound but `max_runs` and `time`.
+    /// Unlike `time`, a bound that does not depend on the machine's speed or load.
+    pub total_steps: Option<u64>,
     /// Largest loop bound ν of the symbolic search (paths use each loop edge at most ν times).
     pub loop_bound: u32,
     /// Only witnesses on which both versions return normally: an input on which one runs out
@@ -53,6 +57,7 @@ impl Default for Options {
             max_runs: 2000,
             time: Duration::from_secs(5),
             step_budget: 1_000_000,
+            total_steps: None,
             loop_bound: 16,
             clean_only: false,
         }
@@ -118,7 +123,7 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         .map(|v| Input::Scalar(format!("{v:?}")))
         .collect();
     let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
-    behave_args(prog, func, &args, &inputs, budget)
+    behave_args(prog, func, &args, &inputs, budget, &Cell::new(0))
 }
 
 /// Execute one version on `args` (`inputs`: the same, as the witness states them, which names
@@ -129,6 +134,7 @@ fn behave_args(
     args: &[Arg],
     inputs: &[Input],
     budget: u64,
+    spent: &Cell<u64>,
 ) -> Option<Behaviour> {
     let f = prog.function(func)?;
     let globals: Vec<VarId> = (0..f.func.vars.len())
@@ -136,7 +142,9 @@ fn behave_args(
         .filter(|v| matches!(f.func.var(*v).kind, VarKind::Global(_)))
         .collect();
     let mut it = Interp::new(prog).with_budget(budget);
-    let (out, entry, finals) = match it.call_observe_both(func, args, &globals) {
+    let called = it.call_observe_both(func, args, &globals);
+    spent.set(spent.get() + it.steps());
+    let (out, entry, finals) = match called {
         Ok(x) => x,
         Err(RunError::Budget { .. }) => {
             return Some(Behaviour {
@@ -346,6 +354,8 @@ struct Runner<'a> {
     fill: Vec<Input>,
     opts: &'a Options,
     runs: usize,
+    /// Interpreter steps of all runs so far.
+    steps: Cell<u64>,
     start: Instant,
     /// The function's budget (memory; its deadline bounds `opts.time` already).
     budget: &'a Budget,
@@ -369,6 +379,7 @@ impl Runner<'_> {
             .as_ref()
             .is_some_and(|(_, at)| self.runs >= at + CLEAN_WITNESS_RUNS)
             || self.runs >= self.opts.max_runs
+            || self.opts.total_steps.is_some_and(|t| self.steps.get() >= t)
             || self.start.elapsed() > self.opts.time
             || self.budget.check().is_err()
     }
@@ -427,7 +438,7 @@ impl Runner<'_> {
         }
         let (args, lits) = self.args(inputs)?;
         self.runs += 1;
-        let run = |prog, budget| behave_args(prog, self.func, &args, inputs, budget);
+        let run = |prog, budget| behave_args(prog, self.func, &args, inputs, budget, &self.steps);
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
         let unclean = |b: &Behaviour| b.diverged.is_some() || b.undefined.is_some();
@@ -514,6 +525,7 @@ pub fn search(
         fill: vec![],
         opts,
         runs: 0,
+        steps: Cell::new(0),
         start: Instant::now(),
         budget,
         bits_only: None,

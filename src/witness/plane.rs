@@ -20,7 +20,7 @@ use crate::ir::{CType, ExprKind};
 use crate::limits::Budget;
 
 /// How large the sample is and what it may spend.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     /// Grid points of a one-parameter function (before constants are added).
     pub points_1d: usize,

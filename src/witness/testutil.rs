@@ -62,6 +62,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         fill: vec![],
         opts: &opts,
         runs: 0,
+        steps: std::cell::Cell::new(0),
         start: Instant::now(),
         budget: &budget,
         bits_only: None,
