@@ -51,18 +51,8 @@ fn verdicts(out: &Output) -> Vec<String> {
 
 /// A JSON output without its times (a fresh analysis takes another time).
 fn timeless(out: &Output) -> serde_json::Value {
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(o) => {
-                o.remove("time_ms");
-                o.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
     let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
-    strip(&mut v);
+    common::strip_times(&mut v);
     v
 }
 

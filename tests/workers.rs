@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 use dizy::diff::workers::Workers;
 use dizy::diff::{diff_files, DiffOptions, Report, Verdict};
 
@@ -22,17 +24,7 @@ fn files() -> (PathBuf, PathBuf) {
 
 /// The JSON report without its times.
 fn timeless(mut v: serde_json::Value) -> serde_json::Value {
-    fn walk(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(o) => {
-                o.remove("time_ms");
-                o.values_mut().for_each(walk);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
-            _ => {}
-        }
-    }
-    walk(&mut v);
+    common::strip_times(&mut v);
     v
 }
 
