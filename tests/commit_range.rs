@@ -168,9 +168,18 @@ fn log_shards_merge_and_recipes() {
     std::fs::create_dir(&out_dir).unwrap();
 
     // The whole range, unsharded: the reference every other way of running it must equal.
-    let whole = dizy(&repo, &["log", "HEAD", "--format", "json", "--no-times"]);
+    // Commits run three at a time on shared worker processes; one process, one commit after
+    // the other, gives the same log.
+    let log = |jobs: &str| {
+        dizy(
+            &repo,
+            &["log", "HEAD", "--format", "json", "--no-times", "-j", jobs],
+        )
+    };
+    let whole = log("3");
     assert_eq!(whole.status.code(), Some(1), "the range has differences");
     let doc = json(&whole);
+    assert_eq!(doc, json(&log("1")), "--jobs 3 against --jobs 1");
     assert_eq!(doc["schema"], "dizy-log/1");
     let commits = doc["commits"].as_array().unwrap();
     assert_eq!(doc["commits_in_range"], commits.len());

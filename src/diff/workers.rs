@@ -126,6 +126,11 @@ impl Workers {
         }
     }
 
+    /// Whether this handle is shared by runs going on at the same time (see [`Workers::shared`]).
+    pub fn is_shared(&self) -> bool {
+        self.shared
+    }
+
     /// Whether a file with `analysed` functions to analyse uses the workers: with one
     /// function alone a worker would only load the files again.
     pub(super) fn takes(&self, analysed: usize) -> bool {

@@ -107,10 +107,11 @@ pub fn diff_revisions(
         .enumerate()
         .filter(|(index, _)| shard.is_none_or(|s| s.takes(*index)))
         .collect();
-    // With workers, files are analysed at the same time and share them.
+    // With workers, files are analysed at the same time and share them (unless the caller
+    // already runs several revision pairs at the same time on them: the cores are busy then).
     let mut opts = opts.clone();
     let jobs = match &opts.workers {
-        Some(w) if mine.len() > 1 => {
+        Some(w) if mine.len() > 1 && !w.is_shared() => {
             let jobs = w.jobs();
             opts.workers = Some(w.shared());
             jobs
@@ -212,19 +213,32 @@ pub fn run(
     shard: Option<Shard>,
 ) -> Result<Log> {
     let all = git::commits(range, paths, first_parent)?;
-    let mut empty = None;
-    let mut commits = vec![];
-    for (index, commit) in all.iter().enumerate() {
-        if shard.is_some_and(|s| !s.takes(index)) {
-            continue;
+    let mine: Vec<(usize, &Commit)> = all
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| shard.is_none_or(|s| s.takes(*index)))
+        .collect();
+    // Root commits (usually one) are compared with the empty tree.
+    let empty = match mine.iter().any(|(_, c)| c.parent.is_none()) {
+        true => Some(git::empty_tree()?),
+        false => None,
+    };
+    // With workers, commits are analysed at the same time and share them; each commit's files
+    // then run one after the other. The order of the results is the range's all the same.
+    let mut opts = opts.clone();
+    let jobs = match &opts.workers {
+        Some(w) if mine.len() > 1 => {
+            let jobs = w.jobs();
+            opts.workers = Some(w.shared());
+            jobs
         }
-        let parent = match &commit.parent {
-            Some(p) => p.clone(),
-            // Root commits (usually one) are compared with the empty tree.
-            None => match &empty {
-                Some(e) => String::clone(e),
-                None => empty.insert(git::empty_tree()?).clone(),
-            },
+        _ => 1,
+    };
+    let results = crate::parallel::parallel_map(&mine, jobs, |_, &(index, commit)| {
+        let parent = match (&commit.parent, &empty) {
+            (Some(p), _) => p.clone(),
+            (None, Some(e)) => e.clone(),
+            (None, None) => unreachable!("the empty tree is made when a root commit is taken"),
         };
         let parent_name = commit.parent.as_deref().map_or("(empty)", short);
         let revisions = diff_revisions(
@@ -232,16 +246,17 @@ pub fn run(
             (parent_name, short(&commit.sha)),
             paths,
             db,
-            opts,
+            &opts,
             None,
         )
         .map_err(|e| Error::bad_input(format!("commit {}: {e}", short(&commit.sha))))?;
-        commits.push(CommitResult {
+        Ok(CommitResult {
             index,
             commit: commit.clone(),
             revisions,
-        });
-    }
+        })
+    });
+    let commits = results.into_iter().collect::<Result<Vec<_>>>()?;
     Ok(Log {
         range: range.to_string(),
         commits_in_range: all.len(),
