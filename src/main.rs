@@ -452,7 +452,11 @@ fn run(cli: Cli, log_opts: Vec<String>) -> ExitCode {
             cpp,
             run,
         } => cmd_correlate(&old, &new, &function, &map, format, max_steps, &cpp, run),
-        Cmd::Bench(args) => ExitCode::from(dizy::bench::cli(&args, search_path())),
+        Cmd::Bench(args) => ExitCode::from(dizy::bench::cli(
+            &args,
+            search_path(),
+            std::env::current_exe().ok(),
+        )),
         Cmd::Run {
             file,
             function,

@@ -310,9 +310,9 @@ impl<'a> Analyzer<'a> {
             let t0 = Instant::now();
             let paired = self.pairs_at.contains(&p);
             let (fall, jump, next) = if paired {
-                (self.transfer_pair(p, &state)?, None, p + 2)
+                (self.transfer_pair(p, state)?, None, p + 2)
             } else {
-                let (f, j) = self.transfer(p, &state)?;
+                let (f, j) = self.transfer(p, state)?;
                 (f, j, p + 1)
             };
             tracing::debug!(ms = t0.elapsed().as_millis(), "transfer");
@@ -445,11 +445,13 @@ impl<'a> Analyzer<'a> {
                 self.budget,
             )?;
         }
-        let Some(old) = self.states[to].clone() else {
+        // Taken out (not copied) while the new contribution is compared and widened.
+        let Some(old) = self.states[to].take() else {
             self.states[to] = Some(new);
             return Ok(true);
         };
         if state::leq(&new, &old, self.budget)? {
+            self.states[to] = Some(old);
             return Ok(false);
         }
         let next = if iters > self.opts.widen_delay {

@@ -59,12 +59,14 @@ impl Analyzer<'_> {
         self.c.origin(Pos::new(p)).side
     }
 
-    /// Fallthrough state and, for a jump, the target and the state taking it.
+    /// Fallthrough state and, for a jump, the target and the state taking it. Takes the state
+    /// by value: a sub-state goes one way without a copy (polyhedra are costly to copy), and
+    /// is copied only when its guard is unknown.
     #[allow(clippy::type_complexity)]
     pub(super) fn transfer(
         &mut self,
         p: usize,
-        state: &State,
+        state: State,
     ) -> Result<(State, Option<(usize, State)>)> {
         let ins = &self.f.instrs[p];
         if let Some(t) = self.c.cfg.target(Pos::new(p)).map(|t| t.index()) {
@@ -72,11 +74,11 @@ impl Analyzer<'_> {
             let mut fall = vec![];
             for s in state {
                 match eval_guard(&ins.guard, &s.ctx) {
-                    Tri::True => taken.push(s.clone()),
-                    Tri::False => fall.push(s.clone()),
+                    Tri::True => taken.push(s),
+                    Tri::False => fall.push(s),
                     Tri::Unknown => {
-                        taken.push(assume_guard(s, &ins.guard));
-                        fall.push(s.clone());
+                        taken.push(assume_guard(&s, &ins.guard));
+                        fall.push(s);
                     }
                 }
             }
@@ -85,11 +87,11 @@ impl Analyzer<'_> {
         let mut out = vec![];
         for s in state {
             match eval_guard(&ins.guard, &s.ctx) {
-                Tri::False => out.push(s.clone()),
-                Tri::True => out.extend(self.apply(p, s.clone())?),
+                Tri::False => out.push(s),
+                Tri::True => out.extend(self.apply(p, s)?),
                 Tri::Unknown => {
-                    out.extend(self.apply(p, assume_guard(s, &ins.guard))?);
-                    out.push(s.clone());
+                    out.extend(self.apply(p, assume_guard(&s, &ins.guard))?);
+                    out.push(s);
                 }
             }
         }
@@ -98,15 +100,15 @@ impl Analyzer<'_> {
 
     /// A matched pair at `p`, `p + 1`: both transfers, plus congruence where both run on equal
     /// inputs.
-    pub(super) fn transfer_pair(&mut self, p: usize, state: &State) -> Result<State> {
+    pub(super) fn transfer_pair(&mut self, p: usize, state: State) -> Result<State> {
         let (io, inew) = (&self.f.instrs[p], &self.f.instrs[p + 1]);
         let mut out = vec![];
         for s in state {
             let both = eval_guard(&io.guard, &s.ctx) == Tri::True
                 && eval_guard(&inew.guard, &s.ctx) == Tri::True;
-            let congruent = both && self.congruent(p, s)?;
-            let (after_old, _) = self.transfer(p, &vec![s.clone()])?;
-            let (after_new, _) = self.transfer(p + 1, &after_old)?;
+            let congruent = both && self.congruent(p, &s)?;
+            let (after_old, _) = self.transfer(p, vec![s])?;
+            let (after_new, _) = self.transfer(p + 1, after_old)?;
             if let (true, InstrKind::SetGuard(go, _), InstrKind::SetGuard(gn, _)) =
                 (congruent, &io.kind, &inew.kind)
             {
@@ -153,14 +155,26 @@ impl Analyzer<'_> {
                 let t = tr.cond(cond, true);
                 let f = tr.cond(cond, false);
                 let mut out = vec![];
+                // The last piece takes the sub-state itself: polyhedra are costly to copy.
+                let mut rest = Some(s);
                 for (val, dnf) in [(true, t), (false, f)] {
-                    let mut base = s.clone();
+                    let mut base = match val {
+                        true => rest.clone(),
+                        false => rest.take(),
+                    }
+                    .expect("the sub-state is taken by the last half only");
                     base.ctx.insert(*g, val);
                     match dnf {
                         None => out.push(base),
                         Some(conjs) => {
-                            for conj in conjs {
-                                let mut piece = base.clone();
+                            let last = conjs.len().saturating_sub(1);
+                            let mut base = Some(base);
+                            for (k, conj) in conjs.into_iter().enumerate() {
+                                let mut piece = match k == last {
+                                    true => base.take(),
+                                    false => base.clone(),
+                                }
+                                .expect("the base is taken by the last piece only");
                                 piece.data.s_meet_constraints(&conj, self.budget)?;
                                 if !piece.data.s_is_bottom(self.budget)? {
                                     out.push(piece);

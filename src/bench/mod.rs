@@ -2,10 +2,11 @@
 //!
 //! Takes a manifest CSV (`id,old,new,function,expected,note`, paths relative to the manifest's
 //! directory) and analysis settings; gives one CSV row per pair (verdict, whether it agrees with
-//! `expected`, time, sub-states, size of Δ) and a summary. Pairs run in parallel on `--jobs`
-//! threads through the library (no subprocess). The PPL domains (polyhedra, octagon) serialise on
-//! one process-wide lock, so threads only overlap parsing, correlation and the interval domain; to
-//! use several cores for PPL, run several `dizy bench` processes.
+//! `expected`, time, sub-states, size of Δ) and a summary. Pairs run on `--jobs` threads; with
+//! more than one job, each pair's function is analysed in one of `--jobs` worker processes
+//! shared by all pairs (as `dizy diff --jobs`), since the PPL domains (polyhedra, octagon)
+//! serialise on one lock per process. Verdicts are those of `--jobs 1` (one process) except
+//! where a function is close to its `--timeout`.
 //!
 //! A second mode, `--mode correlate`, times only the front half: parsing both files and building
 //! the correlating program (median of `--runs` runs), for the < 1 s requirement on large functions.
@@ -47,7 +48,8 @@ use report::{append_file, say, write_file};
 pub struct Args {
     /// Manifest CSV: id,old,new,function,expected,note (paths relative to its directory)
     pub manifest: PathBuf,
-    /// Worker threads (default: available cores)
+    /// Pairs run at the same time, their functions analysed in as many worker processes
+    /// (default: available cores; 1: everything in this process)
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// Write one CSV row per pair to this file
@@ -169,9 +171,10 @@ pub struct Outcome {
 
 /// `dizy bench`: returns the exit status (0 fine, 1 an unsound verdict or false witness,
 /// 2 trouble).
-/// `dizy bench`: processes it starts are looked up in `search_path` (the CLI's `PATH`).
-pub fn cli(a: &Args, search_path: Option<std::ffi::OsString>) -> u8 {
-    match run_cli(a, search_path) {
+/// `dizy bench`: processes it starts are looked up in `search_path` (the CLI's `PATH`);
+/// `worker_exe` is dizy's own executable, started as `dizy worker` when `--jobs` is above 1.
+pub fn cli(a: &Args, search_path: Option<std::ffi::OsString>, worker_exe: Option<PathBuf>) -> u8 {
+    match run_cli(a, search_path, worker_exe) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("dizy: {e}");
@@ -180,7 +183,11 @@ pub fn cli(a: &Args, search_path: Option<std::ffi::OsString>) -> u8 {
     }
 }
 
-fn run_cli(a: &Args, search_path: Option<std::ffi::OsString>) -> Result<u8> {
+fn run_cli(
+    a: &Args,
+    search_path: Option<std::ffi::OsString>,
+    worker_exe: Option<PathBuf>,
+) -> Result<u8> {
     let pairs = read_manifest(&a.manifest)?;
     if a.mode == "correlate" {
         return run_correlate_mode(a, &pairs);
@@ -188,6 +195,11 @@ fn run_cli(a: &Args, search_path: Option<std::ffi::OsString>) -> Result<u8> {
     let mut opts = diff_options(a)?;
     opts.limits.child.search_path = search_path;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
+    // Pairs run at the same time share the worker processes; each pair's function goes to one
+    // (shared: even a file's only function, so that the threads only wait).
+    if let Some(exe) = worker_exe.filter(|_| jobs > 1) {
+        opts.workers = Some(crate::diff::workers::Workers::new(exe, jobs).shared());
+    }
     let start = Instant::now();
     let quiet = a.quiet;
     let outs = parallel_map(&pairs, jobs, |_, p| {

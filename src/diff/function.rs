@@ -226,6 +226,35 @@ pub(super) fn one_function(
     if opts.functions.is_empty() && !known.changes.changed(name) {
         return report(name, Verdict::Unchanged, start);
     }
+    // The analysis may use its share of the time, the rest of the pipeline all of it.
+    let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
+        .with_op_budget(opts.limits.op_budget);
+    // A concrete pre-pass before the correlation and the analysis: a few hundred runs of the cheap strategies
+    // (boundary values, the code's constants and their neighbours, memory candidates), so that
+    // an easy difference is found in milliseconds, not after the fixpoint. Bounded by runs, so
+    // that its outcome does not depend on the machine's speed.
+    let early = if opts.no_witness {
+        None
+    } else {
+        let mut quick = opts.witness.clone();
+        quick.max_runs = quick.max_runs.min(PREPASS_RUNS);
+        quick.time = quick.time.min(PREPASS_TIME);
+        quick.step_budget = quick.step_budget.min(PREPASS_STEPS);
+        quick.total_steps = Some(PREPASS_TOTAL_STEPS);
+        quick.clean_only = true;
+        let none = delta::Delta {
+            points: vec![],
+            equivalent: false,
+        };
+        let before = start.elapsed().as_micros();
+        crate::witness::search(po, pn, name, &none, &quick, None, &whole)
+            .witness
+            .map(|mut w| {
+                w.strategy = format!("{} (pre-pass)", w.strategy);
+                w.time_us += before;
+                w
+            })
+    };
     let mut copts = opts.correlate.clone();
     copts.changed = Some(
         known
@@ -256,36 +285,7 @@ pub(super) fn one_function(
         r.correlating = listing.clone();
         r
     };
-    // The analysis may use its share of the time, the rest of the pipeline all of it.
-    let whole = limits::Budget::new(budget.end, opts.limits.memory_mb)
-        .with_op_budget(opts.limits.op_budget);
     let analysis_budget = whole.until(budget.analysis_end);
-    // A concrete pre-pass before the analysis: a few hundred runs of the cheap strategies
-    // (boundary values, the code's constants and their neighbours, memory candidates), so that
-    // an easy difference is found in milliseconds, not after the fixpoint. Bounded by runs, so
-    // that its outcome does not depend on the machine's speed.
-    let early = if opts.no_witness {
-        None
-    } else {
-        let mut quick = opts.witness.clone();
-        quick.max_runs = quick.max_runs.min(PREPASS_RUNS);
-        quick.time = quick.time.min(PREPASS_TIME);
-        quick.step_budget = quick.step_budget.min(PREPASS_STEPS);
-        quick.total_steps = Some(PREPASS_TOTAL_STEPS);
-        quick.clean_only = true;
-        let none = delta::Delta {
-            points: vec![],
-            equivalent: false,
-        };
-        let before = start.elapsed().as_millis();
-        crate::witness::search(po, pn, name, &none, &quick, None, &whole)
-            .witness
-            .map(|mut w| {
-                w.strategy = format!("{} (pre-pass)", w.strategy);
-                w.time_ms += before;
-                w
-            })
-    };
     let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
         Ok(a) => a,
         Err(e) => return stopped(e),
@@ -310,7 +310,7 @@ pub(super) fn one_function(
     };
     let partial = d.equivalent && !term.proven;
     // "different" needs inputs on which the versions were seen to differ.
-    let before_search = start.elapsed().as_millis();
+    let before_search = start.elapsed().as_micros();
     // `--timeout` bounds the whole function: the search gets what the analysis left of it.
     let mut wopts = opts.witness.clone();
     if let Some(t) = FunctionTime::left(budget.end) {
@@ -336,7 +336,7 @@ pub(super) fn one_function(
         !po.program.long_double_lines.is_empty() || !pn.program.long_double_lines.is_empty();
     if let Some(w) = &mut witness {
         if !from_prepass {
-            w.time_ms += before_search;
+            w.time_us += before_search;
         }
         if long_double && opts.validate != Validate::Native {
             // The interpreter runs `long double` as `double`: its witness may not hold for the

@@ -38,7 +38,7 @@ use crate::ir::{CType, VarId};
 pub const DEFAULT_BUDGET: u64 = 10_000_000;
 /// Maximum call depth (frames on the interpreter's stack).
 pub const MAX_CALL_DEPTH: usize = 10_000;
-/// Stack of the thread the interpreter runs on: expressions are evaluated recursively.
+/// Stack the interpreter runs with: expressions are evaluated recursively.
 const THREAD_STACK: usize = 256 << 20;
 
 /// A scalar value. Integers (and pointers, as `u64` addresses) are normalized to their type:
@@ -471,23 +471,17 @@ impl<'a> Interp<'a> {
             };
             argv.push(data);
         }
-        // Run on a thread with a large stack: expression evaluation recurses.
-        let spawned = std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("dizy-interp".into())
-                .stack_size(THREAD_STACK)
-                .spawn_scoped(s, || self.run_top(fi, argv))
-                .map(|h| h.join())
-        });
-        match spawned {
-            Ok(Ok(r)) => r,
-            Ok(Err(_)) => Err(RunError::Unsupported {
+        // Expression evaluation recurses: run where THREAD_STACK bytes of stack are left
+        // (the pipeline's threads have more), else on a fresh stack segment of that size. No
+        // thread per run: the witness search runs the interpreter thousands of times.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            stacker::maybe_grow(THREAD_STACK, THREAD_STACK, || self.run_top(fi, argv))
+        }));
+        match run {
+            Ok(r) => r,
+            Err(_) => Err(RunError::Unsupported {
                 msg: "internal error in the interpreter".into(),
                 line: self.line,
-            }),
-            Err(_) => Err(RunError::Unsupported {
-                msg: "could not start the interpreter thread".into(),
-                line: 0,
             }),
         }
     }

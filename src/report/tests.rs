@@ -106,7 +106,7 @@ pub(super) fn sample() -> Report {
         tries: 1,
         loop_bound: Some(4),
         path_len: Some(9),
-        time_ms: 3,
+        time_us: 3250,
         also: vec![vec![("x".into(), "5".into()), ("y".into(), "1".into())]],
     });
     diff.notes = vec![Note::at(NoteKind::Assumption, "new.c", 3, "a note")];
@@ -268,7 +268,7 @@ fn json_follows_the_schema() {
                 assert_eq!(jw["strategy"], w.strategy.as_str());
                 assert_eq!(jw["loop_bound"].as_u64(), w.loop_bound.map(u64::from));
                 assert_eq!(jw["path_length"].as_u64(), w.path_len.map(|x| x as u64));
-                assert_eq!(jw["time_ms"].as_u64(), Some(w.time_ms as u64));
+                assert_eq!(jw["time_ms"].as_f64(), Some(w.time_us as f64 / 1000.0));
                 let more = jw["more_inputs"].as_array().expect("more_inputs");
                 assert_eq!(more.len(), w.also.len());
                 for (m, inputs) in more.iter().zip(&w.also) {

@@ -107,9 +107,9 @@ pub struct Witness {
     /// For `smt`: the loop bound ν and the length (edges) of the solved path.
     pub loop_bound: Option<u32>,
     pub path_len: Option<usize>,
-    /// Milliseconds from the start of the search until this witness was validated (`diff`
-    /// adds the analysis time before it).
-    pub time_ms: u128,
+    /// Microseconds from the start of the search until this witness was validated (`diff`
+    /// adds the time spent on the function before the search).
+    pub time_us: u128,
     /// Further validated distinguishing inputs the same strategy found at little extra cost
     /// (other models of the same path, smallest first), in the form of `inputs`.
     pub also: Vec<Inputs>,
@@ -470,7 +470,7 @@ impl Runner<'_> {
             tries: self.runs,
             loop_bound: None,
             path_len: None,
-            time_ms: self.start.elapsed().as_millis(),
+            time_us: self.start.elapsed().as_micros(),
             also: vec![],
         };
         if unsafe_access {

@@ -848,11 +848,13 @@ pub fn installed_tool(locate: &mut Command, missing: &str) -> std::path::PathBuf
     std::path::PathBuf::from(path)
 }
 
-/// Remove every `time_ms` from a JSON report (times differ between runs of the same analysis).
+/// Remove every `time_ms` (and the library's `time_us`) from a JSON report (times differ
+/// between runs of the same analysis).
 pub fn strip_times(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(o) => {
             o.remove("time_ms");
+            o.remove("time_us");
             o.values_mut().for_each(strip_times);
         }
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_times),
