@@ -123,16 +123,26 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         .map(|v| Input::Scalar(format!("{v:?}")))
         .collect();
     let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
-    behave_args(prog, func, &args, &inputs, budget, &Cell::new(0))
+    behave_args(prog, func, (&args, &inputs, &[]), budget, &Cell::new(0))
+}
+
+/// `params` with the names of `names` where it has them: the names both versions' behaviours
+/// use for what their pointers point to (the old version's), so that a renamed parameter does
+/// not make the same pointer look different.
+pub(super) fn canonical_names(mut params: Vec<Param>, names: &[Param]) -> Vec<Param> {
+    for (p, n) in params.iter_mut().zip(names) {
+        p.name = n.name.clone();
+    }
+    params
 }
 
 /// Execute one version on `args` (`inputs`: the same, as the witness states them, which names
-/// the buffers pointers returned point into).
+/// the buffers pointers returned point into; `names`: the parameters those are named after,
+/// the old version's, or this version's own when empty).
 fn behave_args(
     prog: &GclProgram,
     func: &str,
-    args: &[Arg],
-    inputs: &[Input],
+    (args, inputs, names): (&[Arg], &[Input], &[Param]),
     budget: u64,
     spent: &Cell<u64>,
 ) -> Option<Behaviour> {
@@ -177,7 +187,7 @@ fn behave_args(
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
         Err(_) => return None,
     };
-    let params = witness_params(&prog.program, f).unwrap_or_default();
+    let params = canonical_names(witness_params(&prog.program, f).unwrap_or_default(), names);
     // A pointer means what it points to: addresses are the interpreter's own.
     let pointer = |v: &Value| match v {
         Value::Int(a) => memory::pointer_text(&params, inputs, &it.target(*a as u64)),
@@ -438,7 +448,10 @@ impl Runner<'_> {
         }
         let (args, lits) = self.args(inputs)?;
         self.runs += 1;
-        let run = |prog, budget| behave_args(prog, self.func, &args, inputs, budget, &self.steps);
+        let names = &self.params;
+        let run = |prog, budget| {
+            behave_args(prog, self.func, (&args, inputs, names), budget, &self.steps)
+        };
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
         let unclean = |b: &Behaviour| b.diverged.is_some() || b.undefined.is_some();

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 
 mod harness;
 
-use super::memory::{self, Input, Shape};
-use super::{differ, Behaviour, Witness};
+use super::memory::{self, Input, Param, Shape};
+use super::{canonical_names, differ, Behaviour, Witness};
 use crate::diag::{Error, Limit};
 use crate::frontend;
 use crate::gcl::GclProgram;
@@ -91,6 +91,13 @@ pub fn validate(
         }
     };
     let mut results = vec![];
+    // Pointers returned or stored are named by the old version's parameters in both (the
+    // versions may name a parameter differently; its position is what they share).
+    let param_names = old
+        .prog
+        .function(func)
+        .and_then(|f| super::witness_params(&old.prog.program, f))
+        .unwrap_or_default();
     for (tag, v, claimed) in [("old", &old, &w.old), ("new", &new, &w.new)] {
         let src = match harness(v, func, w, claimed) {
             Ok(s) => s,
@@ -122,7 +129,7 @@ pub fn validate(
         let res = run(
             &exe,
             &dir.0.join(format!("{tag}.out")),
-            (v, func, &w.args),
+            (v, func, &w.args, &param_names),
             timeout,
             &fe.child,
             asan,
@@ -352,7 +359,7 @@ fn compile(
 fn run(
     exe: &Path,
     out: &Path,
-    (v, func, inputs): (&Version, &str, &[Input]),
+    (v, func, inputs, names): (&Version, &str, &[Input], &[Param]),
     timeout: Duration,
     child: &ChildLimits,
     asan: bool,
@@ -402,18 +409,20 @@ fn run(
         Ok(t) => t,
         Err(_) => return RunResult::Failed("did not return (no result written)".into()),
     };
-    parse_result(&text, (v, func, inputs), r.stdout).map_or_else(RunResult::Failed, RunResult::Ran)
+    parse_result(&text, (v, func, inputs, names), r.stdout)
+        .map_or_else(RunResult::Failed, RunResult::Ran)
 }
 
 /// Turn the harness's result file into a [`Behaviour`] in the interpreter's formatting.
 fn parse_result(
     text: &str,
-    (v, func, inputs): (&Version, &str, &[Input]),
+    (v, func, inputs, names): (&Version, &str, &[Input], &[Param]),
     output: Vec<u8>,
 ) -> Result<Behaviour, String> {
     let gf = v.prog.function(func).ok_or("function vanished")?;
     let f = &gf.func;
     let params = super::witness_params(&v.prog.program, gf).unwrap_or_default();
+    let params = canonical_names(params, names);
     let bad = |l: &str| format!("wrote an unreadable result line {l:?}");
     let value = |word: &str, t: &CType| -> Option<String> {
         Some(match t {
