@@ -164,7 +164,7 @@ impl Ctx<'_> {
                 if !idx.ty.is_integer() {
                     return Err(self.err(off, "array index is not an integer"));
                 }
-                let idx = self.convert(idx, &CType::LONG);
+                let idx = index_operand(self, idx);
                 match base {
                     Val::L(p, CType::Array(elem, _)) => {
                         let e = (*elem).clone();
@@ -290,7 +290,7 @@ impl Ctx<'_> {
             if op == Sub && !pa {
                 return Err(self.err(off, "integer minus pointer"));
             }
-            let i = self.convert(i, &CType::LONG);
+            let i = index_operand(self, i);
             let ty = p.ty.clone();
             return Ok(Expr::new(
                 ExprKind::Binary(op, Box::new(p), Box::new(i)),
@@ -466,5 +466,20 @@ pub(super) fn is_boolean(x: &Expr) -> bool {
         ),
         ExprKind::Logic(..) | ExprKind::Unary(UnOp::LogNot, _) => true,
         _ => false,
+    }
+}
+
+/// The integer operand of pointer arithmetic and indexing, as `long`: exact for every integer
+/// type but a 64-bit unsigned one, which keeps its type. C adds the index's mathematical value
+/// (`s[n]` with `n = SIZE_MAX` is far outside any object, hence undefined); converting it to
+/// `long` would turn it into `-1`, a step back that the interpreter and the analysis would
+/// then have to take as defined.
+fn index_operand(cx: &Ctx<'_>, i: Expr) -> Expr {
+    match i.ty {
+        CType::Int {
+            bits: 64,
+            signed: false,
+        } => i,
+        _ => cx.convert(i, &CType::LONG),
     }
 }
