@@ -4,13 +4,14 @@
 //! *equivalent* sub-states (with the input constraints under which they hold) and the
 //! *differing* pieces `d ⊓ (v < v')`, `d ⊓ (v > v')` (which variables differ, and the
 //! constraints over old, new and initial values), plus whether the function is proven
-//! equivalent: Δ empty at every diff point. Effects (output, unknown calls, stores to memory the
-//! caller sees) are compared argument by argument before they happen; an effect only one
-//! version may perform is a difference.
+//! equivalent: Δ empty at every diff point. Effects (output, unknown calls) are compared
+//! argument by argument before they happen, with the memory written so far; an effect only one
+//! version may perform is a difference. Returns and the exit also compare the memory the
+//! versions wrote through pointers (the analysis' memory layer).
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use crate::analysis::{equal_exprs, eval_guard, pair_cells, Analysis, Soft, Sub, Tri};
+use crate::analysis::{equal_exprs, eval_guard, pair_cells, reads_agree, Analysis, Soft, Sub, Tri};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
@@ -182,6 +183,7 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<Poin
                 }
                 out.reachable = true;
                 compare_values(&names, s, &pairs, &mut out)?;
+                compare_memory(&names, s, &mut out)?;
             }
         }
         DiffKind::Output(_) | DiffKind::Effect(_) => {
@@ -342,6 +344,26 @@ fn compare_values(
     Ok(())
 }
 
+/// Memory reached through pointers (the caller's buffers and structs) at a return or the
+/// exit: the versions must have written the same bytes with the same values.
+fn compare_memory(names: &Names<'_>, s: &Sub, out: &mut PointDelta) -> Result<()> {
+    if s.mem.same() {
+        return Ok(());
+    }
+    let inputs = names.input_dims();
+    out.different.push(DiffState {
+        vars: vec![MEMORY.to_string()],
+        constraints: names.text(&s.data, &inputs)?,
+        inputs: names.text(&s.data, &inputs)?,
+        seed: names.seed(&s.data),
+    });
+    // The equivalent part printed for this sub-state holds for the values only.
+    Ok(())
+}
+
+/// How Δ names memory written through pointers when it may differ.
+pub const MEMORY: &str = "memory written through pointers";
+
 /// The expressions an effect depends on: call arguments, or a store's address parts and value.
 fn effect_exprs(k: &InstrKind) -> Vec<&Expr> {
     fn place<'a>(p: &'a Place, out: &mut Vec<&'a Expr>) {
@@ -413,6 +435,19 @@ fn compare_effect(
             &f.instr(d.new_pos.expect("both")).kind,
         );
         let (xo, xn) = (effect_exprs(ko), effect_exprs(kn));
+        if let InstrKind::Call { args, .. } = ko {
+            // What the callee may read besides its arguments: memory the versions wrote
+            // differently, or (through pointer arguments) memory that may hold other values.
+            if matches!(d.kind, DiffKind::Effect(_)) && !s.mem.agrees() {
+                differs.push(format!(
+                    "{what}: memory or globals written before it may differ"
+                ));
+            } else if crate::analysis::reads_memory(args) && !reads_agree(c, s) {
+                differs.push(format!(
+                    "{what}: memory its pointer arguments reach may differ"
+                ));
+            }
+        }
         if xo.len() != xn.len() {
             differs.push(format!("{what} differs in shape"));
         } else {

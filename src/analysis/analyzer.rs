@@ -14,6 +14,7 @@ use dizy_domains::{ConstraintKind, Dim, NumDomain};
 use super::congruence::congruent_helpers;
 use super::dead;
 use super::locs::{self, Dims};
+use super::memory::{Mem, Sites};
 use super::options::{Canon, CanonPoint, Options, Semantics, Stats};
 use super::state::{self, derr, Ctx, Soft, State, Sub};
 use super::transfer::meet;
@@ -39,8 +40,6 @@ pub(super) struct Analyzer<'a> {
     contrib: HashMap<(usize, usize), State>,
     head_iters: HashMap<usize, usize>,
     canon_points: HashSet<usize>,
-    /// Positions of diff points.
-    diff_at: HashSet<usize>,
     /// Old positions `k` whose instruction is matched with the new one at `k + 1`.
     pairs_at: HashSet<usize>,
     /// Per side: tracked dims of globals and of address-taken variables (forgotten by stores
@@ -60,6 +59,13 @@ pub(super) struct Analyzer<'a> {
     /// Dimensions and guards that die at each position (forgotten as states reach it).
     dying_dims: Vec<Vec<Dim>>,
     dying_guards: Vec<Vec<GuardId>>,
+    /// Reads and writes through pointers, with their dimensions (`memory`).
+    pub(super) sites: Sites<'a>,
+    /// The values of the reads of the instruction being transferred (`memory::mem_reads`).
+    pub(super) loads: Vec<(&'a Place, Dim)>,
+    /// Functions of the program that store nothing through pointers (their calls leave the
+    /// memory layer's equality alone).
+    pub(super) effect_free: HashSet<String>,
 }
 
 /// Most worklist steps before the analysis gives up (reported as a timeout).
@@ -74,7 +80,10 @@ impl<'a> Analyzer<'a> {
         // Copies of aggregate inputs would only serve the report: they cost a dimension per
         // cell, so they stay untracked.
         let copies: Vec<VarId> = c.inputs.iter().map(|i| i.copy).collect();
-        let dims = Dims::new(&f.func, &c.program.program.structs, &copies);
+        let mut dims = Dims::new(&f.func, &c.program.program.structs, &copies);
+        let sites = Sites::new(f, &c.program.program.structs, &mut dims, |p| {
+            c.origin(Pos::new(p)).side
+        });
         let dim_pairs = dim_pairs(c, &dims);
         let mut canon_points: HashSet<usize> =
             c.diff_points.iter().map(|d| d.pos.index()).collect();
@@ -106,7 +115,7 @@ impl<'a> Analyzer<'a> {
         let mut globals_old = vec![];
         let mut globals_new = vec![];
         for d in (0..dims.len()).map(Dim::new) {
-            let v = dims.var_of(d);
+            let Some(v) = dims.var_of(d) else { continue };
             let info = f.func.var(v);
             let global = matches!(info.kind, VarKind::Global(_));
             let side = c.var_side(v);
@@ -176,7 +185,6 @@ impl<'a> Analyzer<'a> {
             contrib: HashMap::new(),
             head_iters: HashMap::new(),
             canon_points,
-            diff_at: c.diff_points.iter().map(|d| d.pos.index()).collect(),
             pairs_at,
             clobber_old,
             clobber_new,
@@ -190,6 +198,9 @@ impl<'a> Analyzer<'a> {
             dead_guards,
             dying_dims,
             dying_guards,
+            sites,
+            loads: vec![],
+            effect_free: crate::correlate::effect_free(&c.program),
         })
     }
 
@@ -269,6 +280,7 @@ impl<'a> Analyzer<'a> {
         Ok(vec![Sub {
             ctx: Ctx::new(),
             data,
+            mem: Mem::entry(),
         }])
     }
 
@@ -338,10 +350,12 @@ impl<'a> Analyzer<'a> {
     fn prepare(&mut self, p: usize, state: State) -> Result<State> {
         let pairs = &self.dim_pairs;
         let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
-            // Away from diff points a guard that is still live selects what runs next; joining
-            // its true and false sub-states would run both, so Join-Equiv keeps them apart there.
+            // A guard that is still live selects what runs next; joining its true and false
+            // sub-states would run both, so Join-Equiv keeps them apart (at diff points too:
+            // Δ reads the state before this, and an early return inside a loop is a diff point
+            // whose live loop guards must survive it).
             let canon = match self.opts.canon {
-                Canon::JoinEquiv if !self.diff_at.contains(&p) => Canon::None,
+                Canon::JoinEquiv => Canon::None,
                 c => c,
             };
             state::canonize(state, canon, pairs, &self.kept_guards, self.budget)?
@@ -489,25 +503,22 @@ impl<'a> Analyzer<'a> {
     }
 }
 
+/// Matched instructions transferred in one step, so that congruence can relate their results:
+/// guard and variable assignments, stores through pointers, and calls whose result (if any)
+/// goes to a variable.
 fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
-    matches!(
-        (a, b),
-        (InstrKind::SetGuard(..), InstrKind::SetGuard(..))
-            | (
-                InstrKind::Assign(Place::Var(_), _),
-                InstrKind::Assign(Place::Var(_), _)
-            )
-            | (
-                InstrKind::Call {
-                    dest: Some(Place::Var(_)),
-                    ..
-                },
-                InstrKind::Call {
-                    dest: Some(Place::Var(_)),
-                    ..
-                }
-            )
-    )
+    let call_dest = |d: &Option<Place>| matches!(d, None | Some(Place::Var(_)));
+    match (a, b) {
+        (InstrKind::SetGuard(..), InstrKind::SetGuard(..)) => true,
+        (InstrKind::Assign(pa, _), InstrKind::Assign(pb, _)) => {
+            matches!((pa, pb), (Place::Var(_), Place::Var(_)))
+                || (super::memory::through_pointer(pa) && super::memory::through_pointer(pb))
+        }
+        (InstrKind::Call { dest: da, .. }, InstrKind::Call { dest: db, .. }) => {
+            call_dest(da) && call_dest(db) && da.is_some() == db.is_some()
+        }
+        _ => false,
+    }
 }
 
 /// Corresponding locations as dimension pairs: paired scalar variables, and the cells of paired

@@ -12,6 +12,7 @@ use dizy_domains::{ConstraintKind, LinConstraint, LinExpr};
 
 use super::analyzer::Analyzer;
 use super::locs::Dims;
+use super::memory::{reads_agree, same_repr};
 use super::options::Semantics;
 use super::state::{Soft, Sub};
 use super::translate::Tr;
@@ -19,7 +20,7 @@ use crate::changes;
 use crate::correlate::{Correlated, Side};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
-use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, UnOp, VarKind};
+use crate::ir::{layout_size, BinOp, CType, Callee, Expr, ExprKind, Place, UnOp, VarKind};
 use crate::limits::Budget;
 
 impl Analyzer<'_> {
@@ -27,7 +28,18 @@ impl Analyzer<'_> {
     pub(super) fn congruent(&self, p: usize, s: &Sub) -> Result<bool> {
         let (a, b) = (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind);
         let (ea, eb): (Vec<&Expr>, Vec<&Expr>) = match (a, b) {
-            (InstrKind::Assign(_, x), InstrKind::Assign(_, y)) => (vec![x], vec![y]),
+            (InstrKind::Assign(pa, x), InstrKind::Assign(pb, y)) => {
+                // Stores through pointers: to equal addresses too.
+                let through = (pa.root_var().is_none(), pb.root_var().is_none());
+                if through.0 != through.1
+                    || (through.0
+                        && !(same_repr(&self.f.func.place_ty(pa), &self.f.func.place_ty(pb))
+                            && same_address(self.c, &self.tr_plain(s), pa, pb, s)?))
+                {
+                    return Ok(false);
+                }
+                (vec![x], vec![y])
+            }
             (InstrKind::SetGuard(_, x), InstrKind::SetGuard(_, y)) => (vec![x], vec![y]),
             (
                 InstrKind::Call {
@@ -46,6 +58,7 @@ impl Analyzer<'_> {
                 if !same
                     || !(extern_ok || self.congruent_helpers.contains(fa))
                     || xa.len() != ya.len()
+                    || (reads_memory(xa) && !reads_agree(self.c, s))
                 {
                     return Ok(false);
                 }
@@ -66,6 +79,56 @@ impl Analyzer<'_> {
     pub(super) fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
         equal_exprs(self.c, &self.dims, self.semantics(), x, y, s, self.budget)
     }
+
+    /// A translator in `s` that knows no reads of the instruction (congruence is decided
+    /// before the pair runs).
+    fn tr_plain<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
+        self.tr_loads(s, &[])
+    }
+}
+
+/// Whether a call with these arguments may read memory through them: a pointer argument
+/// other than a string literal (whose bytes are its text, compared as such).
+pub fn reads_memory(args: &[Expr]) -> bool {
+    args.iter()
+        .any(|a| a.ty.is_pointer() && !matches!(a.kind, ExprKind::Str(_)))
+}
+
+/// Whether two places reached through pointers have provably equal addresses in `s`: their
+/// byte addresses are linear and entailed equal, or they are the same access path over equal
+/// pointer values.
+fn same_address(c: &Correlated, tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> Result<bool> {
+    if let (Some(x), Some(y)) = (
+        tr.address(a).and_then(|e| e.as_linear()),
+        tr.address(b).and_then(|e| e.as_linear()),
+    ) {
+        if let Some(diff) = x.checked_sub(&y) {
+            if s.data
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), tr.budget)?
+            {
+                return Ok(true);
+            }
+        }
+    }
+    let structs = tr.dims.structs();
+    Ok(match (a, b) {
+        (Place::Deref(x, _), Place::Deref(y, _)) => same_pure(c, tr, x, y, s)?,
+        (Place::Field(x, sx, kx, _), Place::Field(y, sy, ky, _)) => {
+            let off = |sid: &crate::ir::StructId, k: &u32| {
+                structs
+                    .get(sid.index())
+                    .and_then(|d| d.fields.get(*k as usize).map(|f| (d.is_union, f.offset)))
+            };
+            let (ox, oy) = (off(sx, kx), off(sy, ky));
+            ox.is_some() && ox == oy && same_address(c, tr, x, y, s)?
+        }
+        (Place::Index(x, i, ex), Place::Index(y, j, ey)) => {
+            layout_size(structs, ex) == layout_size(structs, ey)
+                && same_pure(c, tr, i, j, s)?
+                && same_address(c, tr, x, y, s)?
+        }
+        _ => false,
+    })
 }
 
 /// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
@@ -86,6 +149,7 @@ pub fn equal_exprs(
         overflow: sem.overflow,
         floats: sem.floats,
         budget,
+        loads: &[],
     };
     if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
         if let Some(diff) = a.checked_sub(&b) {
@@ -139,7 +203,15 @@ fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 s.data
                     .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
             }
-            _ => false,
+            // Reads of equal addresses in equal memories.
+            _ => {
+                same_repr(&x.ty, &y.ty)
+                    && x.ty.is_scalar()
+                    && reads_agree(c, s)
+                    && a.root_var().is_none()
+                    && b.root_var().is_none()
+                    && same_address(c, tr, a, b, s)?
+            }
         },
         (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,

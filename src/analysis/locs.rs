@@ -31,6 +31,20 @@ pub enum Loc {
     Var(VarId),
     /// The scalar at `offset` bytes into aggregate variable `var` (its region), of type `ty`.
     Cell { var: VarId, offset: u64, ty: CType },
+    /// A memory access site of the product (see `memory`): the address it last accessed, the
+    /// value it last read or wrote there, and what else it records, of type `ty`.
+    Mem { site: u32, part: MemPart, ty: CType },
+}
+
+/// Which value of a memory access site a dimension holds.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MemPart {
+    Addr,
+    Val,
+    /// The pointer its address arithmetic started from.
+    Base,
+    /// A stored integer before its final conversion.
+    Pre,
 }
 
 /// One scalar cell of an aggregate variable.
@@ -158,15 +172,22 @@ impl Dims {
     pub fn ty_of<'a>(&'a self, f: &'a Function, d: Dim) -> &'a CType {
         match &self.locs[d.index()] {
             Loc::Var(v) => &f.var(*v).ty,
-            Loc::Cell { ty, .. } => ty,
+            Loc::Cell { ty, .. } | Loc::Mem { ty, .. } => ty,
         }
     }
 
-    /// The variable whose value (or part of it) dimension `d` holds.
-    pub fn var_of(&self, d: Dim) -> VarId {
+    /// The variable whose value (or part of it) dimension `d` holds (`None` for a memory
+    /// access site's dimensions).
+    pub fn var_of(&self, d: Dim) -> Option<VarId> {
         match &self.locs[d.index()] {
-            Loc::Var(v) | Loc::Cell { var: v, .. } => *v,
+            Loc::Var(v) | Loc::Cell { var: v, .. } => Some(*v),
+            Loc::Mem { .. } => None,
         }
+    }
+
+    /// The struct layouts places are resolved with.
+    pub fn structs(&self) -> &[StructDef] {
+        &self.structs
     }
 
     pub fn len(&self) -> usize {

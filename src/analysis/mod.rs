@@ -8,17 +8,21 @@
 //!
 //! Transformers follow DIZY's Table 1: a guard assignment splits each sub-state by the
 //! condition and its negation (non-convex `≠` into two pieces); a guarded instruction applies to
-//! sub-states whose guard holds and splits those where it is unknown. Memory is not tracked:
-//! reads through pointers and from arrays are unknown values; a store through a pointer forgets
-//! that version's globals and address-taken variables; calls forget their result, and (unless
-//! the callee is a known pure function) that version's globals. Matched pairs of instructions
-//! computing the same expression from equal values, and matched calls with equal arguments,
-//! give equal results (congruence).
+//! sub-states whose guard holds and splits those where it is unknown. Pointers are byte
+//! addresses in the numeric domain; memory reached through them is the `memory` layer's:
+//! both versions' memories start equal, reads and writes are facts over address and value
+//! dimensions, and equal reads of equal memories give equal values. A store through a pointer
+//! also forgets that version's globals and address-taken variables; calls forget their result,
+//! and (unless the callee is a known pure function) that version's globals and memory facts.
+//! Matched pairs of instructions computing the same expression from equal values, and matched
+//! calls with equal arguments (in equal memories, when they take pointers), give equal results
+//! (congruence).
 
 mod analyzer;
 mod congruence;
 mod dead;
 mod locs;
+mod memory;
 mod options;
 mod state;
 mod transfer;
@@ -31,10 +35,14 @@ mod translate;
 
 /// Provable equality of an old and a new expression in a sub-state.
 pub use congruence::equal_exprs;
+/// Whether a call's arguments let it read memory (pointers other than string literals).
+pub use congruence::reads_memory;
 /// Dimension pairs of the cells two aggregates share (same path and type), and whether all do.
 pub use locs::pair_cells;
 /// Numeric locations: the dimension of each tracked variable or aggregate cell.
 pub use locs::Dims;
+/// What a sub-state knows of memory through pointers (equal in both versions, facts).
+pub use memory::{reads_agree, Mem};
 /// Analysis options and the semantics a run was under.
 pub use options::{Canon, CanonPoint, Floats, Options, Overflow, Semantics, Stats};
 /// Canonize a state (Join-Equiv, Join-All, By-Guards): Δ joins a diff point's sub-states.
@@ -43,7 +51,7 @@ pub use state::canonize;
 pub use state::Ctx;
 /// Domain operations that degrade to a sound over-approximation instead of failing (`s_*`).
 pub use state::Soft;
-/// One ⟨guard valuation, numeric value⟩ sub-state, and the abstract state (a set of them).
+/// One ⟨guard valuation, numeric value, memory⟩ sub-state, and the abstract state (a set).
 pub use state::{State, Sub};
 /// A guard's value under a guard valuation (true, false or unknown).
 pub use transfer::{eval_guard, Tri};

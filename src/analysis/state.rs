@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
+use super::memory::Mem;
 use super::options::Canon;
 use crate::diag::{Error, Result, Stop};
 use crate::ir::GuardId;
@@ -20,6 +21,8 @@ pub type Ctx = im::OrdMap<GuardId, bool>;
 pub struct Sub {
     pub ctx: Ctx,
     pub data: AnyDomain,
+    /// What is known of memory reached through pointers (`memory`).
+    pub mem: Mem,
 }
 
 pub type State = Vec<Sub>;
@@ -80,6 +83,9 @@ fn ctx_meet(a: &Ctx, b: &Ctx) -> Ctx {
 pub struct Key {
     guards: Vec<(u32, bool)>,
     equiv: Vec<bool>,
+    /// Whether the memories are equal, but for which pending writes (joining equal with
+    /// unequal memories loses every read).
+    mem: Option<Vec<u32>>,
 }
 
 /// The guards every strategy but Join-All keeps apart (`kept`): the return flags, so that a
@@ -103,7 +109,9 @@ pub fn key(
         Canon::JoinEquiv | Canon::None => equiv_set(&s.data, pairs, b)?,
         _ => vec![],
     };
-    Ok(Key { guards, equiv })
+    let mem = (canon != Canon::JoinAll && s.mem.equal && !s.mem.globals_differ)
+        .then(|| s.mem.pending.keys().copied().collect());
+    Ok(Key { guards, equiv, mem })
 }
 
 /// Merge the sub-states of `state` that share a key; drop empty ones. `Canon::None` merges only
@@ -132,6 +140,7 @@ pub fn canonize(
                     Sub {
                         ctx: ctx_meet(&g.ctx, &s.ctx),
                         data,
+                        mem: g.mem.join(&s.mem),
                     },
                 );
             }
@@ -165,7 +174,7 @@ pub fn leq(a: &State, bs: &State, b: &Budget) -> Result<bool> {
                 reconcile(&mut p, &mut q)?;
                 p.s_leq(&q, b)?
             };
-            if ctx_ok && leq {
+            if ctx_ok && leq && x.mem.leq(&y.mem) {
                 continue 'outer;
             }
         }
@@ -202,6 +211,7 @@ pub fn widen(
                 Sub {
                     ctx: ctx_meet(&o.ctx, &s.ctx),
                     data: w,
+                    mem: o.mem.join(&s.mem),
                 }
             }
             None => s,
@@ -214,6 +224,7 @@ pub fn widen(
                     Sub {
                         ctx: ctx_meet(&prev.ctx, &merged.ctx),
                         data,
+                        mem: prev.mem.join(&merged.mem),
                     },
                 );
             }
@@ -362,6 +373,7 @@ mod tests {
         Sub {
             ctx: Ctx::new(),
             data,
+            mem: Mem::top(),
         }
     }
 

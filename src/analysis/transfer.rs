@@ -17,7 +17,7 @@ use super::translate::{type_range, wraps, Tr};
 use crate::correlate::{Side, PURE_FUNCTIONS};
 use crate::diag::{Error, Result, Stop};
 use crate::gcl::{Guard, InstrKind};
-use crate::ir::{CType, Callee, Expr, ExprKind, Place, Pos, VarId};
+use crate::ir::{CType, Callee, Expr, ExprKind, Place, Pos, VarId, VarKind};
 use crate::limits::Budget;
 
 /// Outcome of a guard under a guard valuation.
@@ -107,8 +107,15 @@ impl Analyzer<'_> {
             let both = eval_guard(&io.guard, &s.ctx) == Tri::True
                 && eval_guard(&inew.guard, &s.ctx) == Tri::True;
             let congruent = both && self.congruent(p, &s)?;
+            // Both wrote the same thing to equal memories: they stay equal.
+            let restore = congruent && s.mem.agrees() && self.writes_alike(p);
             let (after_old, _) = self.transfer(p, vec![s])?;
-            let (after_new, _) = self.transfer(p + 1, after_old)?;
+            let (mut after_new, _) = self.transfer(p + 1, after_old)?;
+            if restore {
+                for r in after_new.iter_mut() {
+                    self.mem_pair_done(r, true);
+                }
+            }
             if let (true, InstrKind::SetGuard(go, _), InstrKind::SetGuard(gn, _)) =
                 (congruent, &io.kind, &inew.kind)
             {
@@ -146,7 +153,16 @@ impl Analyzer<'_> {
     }
 
     /// Apply a non-jump instruction to a sub-state whose guard holds.
-    fn apply(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
+    fn apply(&mut self, p: usize, s: Sub) -> Result<Vec<Sub>> {
+        let mut out = vec![];
+        for piece in self.mem_reads(p, s)? {
+            out.extend(self.apply_read(p, piece)?);
+        }
+        Ok(out)
+    }
+
+    /// [`Self::apply`] once the instruction's reads through pointers are done.
+    fn apply_read(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
         let ins = &self.f.instrs[p];
         let side = self.side_of_pos(p);
         match &ins.kind {
@@ -185,33 +201,43 @@ impl Analyzer<'_> {
                 }
                 Ok(out)
             }
-            InstrKind::Assign(place, e) => match self.resolve(&s, place) {
-                Resolved::Scalar(d) => {
-                    let ty = self.f.func.place_ty(place);
-                    self.assign(s, d, &ty, e)
-                }
-                Resolved::Cells(dst) => {
-                    self.copy_aggregate(&mut s, &dst, e)?;
-                    Ok(vec![s])
-                }
-                Resolved::Some(ds) => {
-                    for d in ds {
-                        s.data.s_forget(d, self.budget)?;
+            InstrKind::Assign(place, e) => {
+                let mut out = match self.resolve(&s, place) {
+                    Resolved::Scalar(d) => {
+                        let ty = self.f.func.place_ty(place);
+                        self.assign(s, d, &ty, e)?
                     }
-                    Ok(vec![s])
-                }
-                Resolved::Untracked => {
-                    if place.root_var().is_none() {
-                        self.clobber(&mut s, side, true)?;
+                    Resolved::Cells(dst) => {
+                        self.copy_aggregate(&mut s, &dst, e)?;
+                        vec![s]
                     }
-                    Ok(vec![s])
+                    Resolved::Some(ds) => {
+                        for d in ds {
+                            s.data.s_forget(d, self.budget)?;
+                        }
+                        vec![s]
+                    }
+                    Resolved::Untracked => {
+                        if place.root_var().is_none() {
+                            let value = self.f.func.place_ty(place).is_scalar().then_some(e);
+                            self.mem_store(p, &mut s, place, value)?;
+                            self.clobber(&mut s, side, true)?;
+                        }
+                        vec![s]
+                    }
+                };
+                for r in out.iter_mut() {
+                    self.mem_direct_write(r, place, side)?;
                 }
-            },
+                Ok(out)
+            }
             InstrKind::Havoc(place) => {
                 self.forget_place(&mut s, place, side)?;
+                self.mem_write_unknown(p, &mut s, place, side)?;
                 Ok(vec![s])
             }
             InstrKind::ZeroFill(place) => {
+                self.mem_write_unknown(p, &mut s, place, side)?;
                 let res = self.resolve(&s, place);
                 let dims: Vec<Dim> = match res {
                     Resolved::Scalar(d) => vec![d],
@@ -233,8 +259,18 @@ impl Analyzer<'_> {
                 let pointers = args.iter().any(|a| a.ty.is_pointer());
                 if !pure {
                     self.clobber(&mut s, side, pointers)?;
+                    let effect_free =
+                        matches!(callee, Callee::Direct(n) if self.effect_free.contains(n));
+                    if effect_free {
+                        // A helper that stores nothing through pointers may still write
+                        // globals by name.
+                        self.mem_globals_written(&mut s, side)?;
+                    } else if !output_only(callee, args) {
+                        self.mem_clobber(&mut s, side)?;
+                    }
                 }
                 if let Some(d) = dest {
+                    self.mem_write_unknown(p, &mut s, d, side)?;
                     self.forget_place(&mut s, d, side)?;
                     if let Resolved::Scalar(dim) = self.resolve(&s, d) {
                         let ty = self.f.func.place_ty(d);
@@ -282,7 +318,13 @@ impl Analyzer<'_> {
     }
 
     /// A translator for expressions in sub-state `s`.
-    fn tr<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
+    pub(super) fn tr<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
+        self.tr_loads(s, &self.loads)
+    }
+
+    /// A translator for expressions in sub-state `s` whose reads through pointers have the
+    /// values `loads` (none: unknown values).
+    pub(super) fn tr_loads<'s>(&'s self, s: &'s Sub, loads: &'s [(&'s Place, Dim)]) -> Tr<'s> {
         Tr {
             dims: &self.dims,
             func: &self.f.func,
@@ -291,6 +333,40 @@ impl Analyzer<'_> {
             overflow: self.opts.overflow,
             floats: self.opts.floats,
             budget: self.budget,
+            loads,
+        }
+    }
+
+    /// A write of a value the analysis does not follow to `place` (a call's result, a havoc, a
+    /// zero fill): through a pointer, a store of an unknown value; otherwise a direct write.
+    fn mem_write_unknown(
+        &mut self,
+        p: usize,
+        s: &mut Sub,
+        place: &Place,
+        side: Side,
+    ) -> Result<()> {
+        if place.root_var().is_none() {
+            self.mem_store(p, s, place, None)
+        } else {
+            self.mem_direct_write(s, place, side)
+        }
+    }
+
+    /// Whether the matched pair at `p` writes memory the same way in both versions when it is
+    /// congruent: stores through pointers, writes of a paired global, calls of one external
+    /// function (deterministic: equal arguments in equal memories, equal effects).
+    fn writes_alike(&self, p: usize) -> bool {
+        let (a, b) = (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind);
+        match (a, b) {
+            (InstrKind::Assign(pa, _), InstrKind::Assign(pb, _)) => {
+                let global = |v: &VarId| matches!(self.f.func.var(*v).kind, VarKind::Global(_));
+                (pa.root_var().is_none() && pb.root_var().is_none())
+                    || matches!((pa, pb), (Place::Var(x), Place::Var(y))
+                        if global(x) && self.c.pairs.iter().any(|q| q.old == *x && q.new == *y))
+            }
+            (InstrKind::Call { .. }, InstrKind::Call { .. }) => true,
+            _ => false,
         }
     }
 
@@ -383,6 +459,8 @@ impl Analyzer<'_> {
             }
         }
         let x = self.tr(&s).expr(e);
+        // Where the C values of the operands put the mathematical result (before `d` changes).
+        let reach = x.as_linear().and_then(|l| self.concrete_interval(&s, &l));
         s.data.s_assign_expr(d, &x, self.budget)?;
         // Wrapping types: a result outside the range is not the C value.
         if wraps(&ty, self.opts.overflow) {
@@ -392,6 +470,43 @@ impl Analyzer<'_> {
                     && (b.lower < dizy_domains::Bound::int(lo)
                         || b.upper > dizy_domains::Bound::int(hi))
                 {
+                    let m = hi - lo + 1;
+                    if let Some((a, z)) = reach.filter(|(a, z)| *a >= lo - m && *z <= hi + m) {
+                        // At most one wrap either way (`n - 1` from 0, `i + 1` at the top):
+                        // one exact piece per window the result may fall in.
+                        let mut out = vec![];
+                        for k in [0, m, -m] {
+                            if a + k > hi || z + k < lo {
+                                continue;
+                            }
+                            let mut piece = s.clone();
+                            meet(
+                                &mut piece.data,
+                                &[(1, d)],
+                                ConstraintKind::Ge,
+                                lo - k,
+                                self.budget,
+                            )?;
+                            meet(
+                                &mut piece.data,
+                                &[(1, d)],
+                                ConstraintKind::Le,
+                                hi - k,
+                                self.budget,
+                            )?;
+                            if piece.data.s_is_bottom(self.budget)? {
+                                continue;
+                            }
+                            if k != 0 {
+                                let shifted = LinExpr::var(d)
+                                    .checked_add_constant(k)
+                                    .expect("shift within i128");
+                                piece.data.s_assign_linear(d, &shifted, self.budget)?;
+                            }
+                            out.push(piece);
+                        }
+                        return Ok(out);
+                    }
                     s.data.s_forget(d, self.budget)?;
                     meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
                     meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
@@ -399,6 +514,34 @@ impl Analyzer<'_> {
             }
         }
         Ok(vec![s])
+    }
+
+    /// The values linear expression `l` can take in `s`, each dimension bounded by the state
+    /// and by its C type (a variable always holds a value of its type), if finite.
+    fn concrete_interval(&self, s: &Sub, l: &LinExpr) -> Option<(i128, i128)> {
+        let (mut lo, mut hi) = (l.constant_term(), l.constant_term());
+        for &(d, a) in l.terms() {
+            let (tl, th) = type_range(self.dims.ty_of(&self.f.func, d))?;
+            let b = s.data.s_bounds(&LinExpr::var(d), self.budget).ok()?;
+            let dl = b
+                .lower
+                .finite()
+                .filter(|v| v.is_integer())
+                .map_or(tl, |v| v.num().max(tl));
+            let dh = b
+                .upper
+                .finite()
+                .filter(|v| v.is_integer())
+                .map_or(th, |v| v.num().min(th));
+            let (x, y) = if a > 0 {
+                (a.checked_mul(dl)?, a.checked_mul(dh)?)
+            } else {
+                (a.checked_mul(dh)?, a.checked_mul(dl)?)
+            };
+            lo = lo.checked_add(x)?;
+            hi = hi.checked_add(y)?;
+        }
+        Some((lo, hi))
     }
 }
 
@@ -413,6 +556,23 @@ pub(super) fn meet(
     let e = LinExpr::from_terms(terms, rhs.checked_neg().unwrap_or(i128::MAX))
         .ok_or_else(|| Error::stopped(Stop::Size, "constraint coefficient overflow"))?;
     data.s_meet_constraint(&LinConstraint::new(e, kind), b)
+}
+
+/// A call of an output function whose pointer arguments are text, buffers or streams only: it
+/// writes nothing of memory a later read could see (its output is compared as an effect). An
+/// `int *` argument may be `printf`'s `%n`, which writes.
+fn output_only(callee: &Callee, args: &[Expr]) -> bool {
+    let Callee::Direct(n) = callee else {
+        return false;
+    };
+    crate::correlate::OUTPUT_FUNCTIONS.contains(&n.as_str())
+        && args.iter().all(|a| match a.ty.pointee() {
+            None => true,
+            Some(t) => matches!(
+                t,
+                CType::Void | CType::Struct(_) | CType::Int { bits: 8, .. }
+            ),
+        })
 }
 
 fn is_truth_valued(e: &Expr) -> bool {

@@ -10,14 +10,22 @@
 //! soundly: the ring operations (`+ - *`) are computed mathematically, and wherever the exact
 //! value matters (division, shifts, comparisons, conversions, stores) a value that may lie
 //! outside its type's range is replaced by "any value of the type". With `--overflow wrap`
-//! signed types are treated like unsigned ones. Floating values are analysed as reals.
+//! signed types are treated like unsigned ones. Floating values are known only as copies under
+//! IEEE semantics (the default) and are analysed as reals under `--floats real`.
+//!
+//! Pointers are byte addresses: `p + i` moves by `i` elements of the pointee's size, `p - q`
+//! counts elements, comparisons are numeric (arithmetic that leaves an object is undefined, so
+//! it never wraps). Addresses the analysis cannot relate to its inputs — of locals, string
+//! literals, globals, or made from integers — are unknown values, so nothing is ever concluded
+//! from them. A read through a pointer (`*p`, `p->f`, `p[i]`) is the value the memory layer
+//! gave its access site for this instruction (`Tr::loads`), or unknown.
 
 use dizy_domains::{AnyDomain, ConstraintKind, Expr as DExpr, LinConstraint, LinExpr, NumDomain};
 
 use super::locs::{Dims, Resolved};
 use super::options::{Floats, Overflow};
 use super::state::Ctx;
-use crate::ir::{BinOp, CType, Expr, ExprKind, Function, LogicOp, UnOp};
+use crate::ir::{layout_size, BinOp, CType, Expr, ExprKind, Function, LogicOp, Place, UnOp};
 
 /// A condition in disjunctive normal form: a list of conjunctions. `[]` is false, `[[]]` true.
 pub type Dnf = Vec<Vec<LinConstraint>>;
@@ -34,6 +42,9 @@ pub struct Tr<'a> {
     pub overflow: Overflow,
     pub floats: Floats,
     pub budget: &'a crate::limits::Budget,
+    /// Values of the reads through pointers of the instruction being transferred, by place
+    /// (identity, not structure: the same text may be read twice with different results).
+    pub loads: &'a [(&'a Place, dizy_domains::Dim)],
 }
 
 /// The value range of an integer (or pointer) type.
@@ -94,6 +105,11 @@ impl Tr<'_> {
     /// is kept only when provably in range.
     pub fn exact(&self, e: &Expr) -> DExpr {
         let x = self.expr(e);
+        // A variable (or a read of memory) holds a value of its type in every execution:
+        // only computed results can leave the range.
+        if matches!(e.kind, ExprKind::Var(_) | ExprKind::Load(_)) {
+            return x;
+        }
         if self.wraps(&e.ty) {
             if let Some((lo, hi)) = type_range(&e.ty) {
                 if matches!(x, DExpr::Const(_) | DExpr::Range(..)) || self.bounds_within(&x, lo, hi)
@@ -104,6 +120,22 @@ impl Tr<'_> {
             }
         }
         x
+    }
+
+    /// The shift `k` (a multiple of `hi - lo + 1`) that brings every value of `v` into
+    /// `[lo, hi]` at once, if one does: then converting `v` to that range is `v + k`.
+    fn window(&self, v: &DExpr, lo: i128, hi: i128) -> Option<i128> {
+        let m = hi.checked_sub(lo)?.checked_add(1)?;
+        let l = v.as_linear()?;
+        let b = self.data.bounds(&l).ok()?;
+        let (a, z) = (b.lower.finite()?, b.upper.finite()?);
+        if !(a.is_integer() && z.is_integer()) {
+            return None;
+        }
+        let (a, z) = (a.num(), z.num());
+        // The k with lo <= a + k, i.e. k = lo - a rounded up to a multiple of m.
+        let k = (lo - a).div_euclid(m) * m + if (lo - a).rem_euclid(m) == 0 { 0 } else { m };
+        (z.checked_add(k)? <= hi).then_some(k)
     }
 
     /// The one value `e` has in this state, if it has exactly one (used to resolve indices).
@@ -125,6 +157,9 @@ impl Tr<'_> {
     }
 
     fn place_dim(&self, place: &crate::ir::Place) -> Option<dizy_domains::Dim> {
+        if let Some((_, d)) = self.loads.iter().find(|(p, _)| std::ptr::eq(*p, place)) {
+            return Some(*d);
+        }
         match self
             .dims
             .resolve(self.func, place, &|i| self.single_value(i))
@@ -193,9 +228,28 @@ impl Tr<'_> {
 
     fn binary(&self, op: BinOp, a: &Expr, b: &Expr, ty: &CType) -> DExpr {
         use BinOp::*;
-        if ty.is_pointer() || a.ty.is_pointer() {
-            // Pointer arithmetic and differences: addresses are not modelled.
+        if ty.is_pointer() || a.ty.is_pointer() || b.ty.is_pointer() {
             return match op {
+                Add | Sub if ty.is_pointer() => {
+                    let (p, i) = if a.ty.is_pointer() { (a, b) } else { (b, a) };
+                    let off = DExpr::mul(self.exact(i), DExpr::Const(self.elem_size(&p.ty)));
+                    if op == Add {
+                        DExpr::add(self.expr(p), off)
+                    } else if a.ty.is_pointer() {
+                        DExpr::sub(self.expr(p), off)
+                    } else {
+                        self.range_expr(ty)
+                    }
+                }
+                PtrDiff if a.ty.is_pointer() && b.ty.is_pointer() => {
+                    // Both point into one object (else undefined), a whole number of
+                    // elements apart: the division is exact.
+                    let bytes = DExpr::sub(self.expr(a), self.expr(b));
+                    match self.elem_size(&a.ty) {
+                        1 => bytes,
+                        k => DExpr::div(bytes, DExpr::Const(k)),
+                    }
+                }
                 Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
                 _ => self.range_expr(ty),
             };
@@ -251,6 +305,41 @@ impl Tr<'_> {
         }
     }
 
+    /// Bytes one element of pointer type `t` spans (GNU C: 1 for `void *`).
+    fn elem_size(&self, t: &CType) -> i128 {
+        let size = t
+            .pointee()
+            .map_or(1, |e| layout_size(self.dims.structs(), e));
+        i128::from(size.max(1))
+    }
+
+    /// The byte address of a place reached through a pointer (`*e`, `e->f`, `(*e).a[i]`):
+    /// `None` for a place rooted at a variable, which is not memory the layer follows.
+    pub fn address(&self, place: &Place) -> Option<DExpr> {
+        match place {
+            Place::Var(_) => None,
+            Place::Deref(e, _) => Some(self.expr(e)),
+            Place::Field(b, sid, k, _) => {
+                let base = self.address(b)?;
+                let def = self.dims.structs().get(sid.index())?;
+                let off = if def.is_union {
+                    0
+                } else {
+                    def.fields.get(*k as usize)?.offset
+                };
+                Some(DExpr::add(base, DExpr::Const(i128::from(off))))
+            }
+            Place::Index(b, i, elem) => {
+                let base = self.address(b)?;
+                let size = i128::from(layout_size(self.dims.structs(), elem).max(1));
+                Some(DExpr::add(
+                    base,
+                    DExpr::mul(self.exact(i), DExpr::Const(size)),
+                ))
+            }
+        }
+    }
+
     fn cast(&self, x: &Expr, to: &CType) -> DExpr {
         let from = &x.ty;
         match to {
@@ -270,7 +359,16 @@ impl Tr<'_> {
                     DExpr::Unknown
                 }
             }
-            t if t.is_integer() || t.is_pointer() => {
+            t if t.is_pointer() => {
+                // An address made from an integer may be anywhere, a frame included: only the
+                // null pointer is known.
+                match (&x.kind, from) {
+                    (_, f) if f.is_pointer() => self.expr(x),
+                    (ExprKind::Int(0), _) => DExpr::Const(0),
+                    _ => DExpr::Unknown,
+                }
+            }
+            t if t.is_integer() => {
                 let Some((lo, hi)) = type_range(t) else {
                     return DExpr::Unknown;
                 };
@@ -288,6 +386,9 @@ impl Tr<'_> {
                     || self.bounds_within(&v, lo, hi)
                 {
                     v
+                } else if let Some(k) = self.window(&v, lo, hi) {
+                    // Every value lies in one window of the modulus: the conversion shifts it.
+                    DExpr::add(v, DExpr::Const(k))
                 } else {
                     DExpr::Range(Some(lo), Some(hi))
                 }
@@ -347,12 +448,6 @@ impl Tr<'_> {
                     // NaN compares false with everything, infinities and rounding break
                     // real-number facts: nothing is known of the outcome.
                     return None;
-                }
-                if a.ty.is_pointer() && !(is_null(a) || is_null(b)) {
-                    // addresses of distinct objects: only same-variable comparisons are modelled
-                    if !matches!((&a.kind, &b.kind), (ExprKind::Var(_), ExprKind::Var(_))) {
-                        return None;
-                    }
                 }
                 let la = self.linear(a)?;
                 let lb = self.linear(b)?;
@@ -415,10 +510,6 @@ fn const_of(e: &Expr) -> Option<i128> {
         ExprKind::Int(v) => Some(v),
         _ => None,
     }
-}
-
-fn is_null(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Int(0))
 }
 
 /// A conversion that keeps every value (integer to a wider or equal range).

@@ -5,7 +5,7 @@
 //! call's arguments or the exit compare. The emitter places diff points from these.
 
 use super::Builder;
-use crate::correlate::effects::{is_local_place, touches_volatile, written_globals};
+use crate::correlate::effects::{touches_volatile, written_globals};
 use crate::correlate::remap::untagged;
 use crate::correlate::{DiffKind, Side, PURE_FUNCTIONS};
 use crate::gcl::InstrKind;
@@ -37,8 +37,8 @@ impl Builder<'_> {
 
     /// Whether instruction `i` of one version has an effect the caller or the outside can
     /// observe: output, a call that may have one (unknown functions, helpers of the file that
-    /// are not effect-free, calls through pointers), a store to memory that outlives the call,
-    /// or an access to a volatile object.
+    /// are not effect-free, calls through pointers), or an access to a volatile object. (What
+    /// stores through pointers write is compared where the versions return, by the analysis.)
     pub(super) fn effect_of(&self, side: Side, i: usize) -> Option<DiffKind> {
         let (f, defined, effect_free) = if side == Side::Old {
             (self.old, &self.old_defined, &self.old_effect_free)
@@ -71,9 +71,8 @@ impl Builder<'_> {
                 callee: Callee::Indirect(_),
                 ..
             } => Some(DiffKind::Effect("indirect call".into())),
-            InstrKind::Assign(p, _) if !is_local_place(p, &f.func) => {
-                Some(DiffKind::Effect("store".into()))
-            }
+            // Stores are not compared one by one: the memory they write is, where the versions
+            // return (the analysis' memory layer).
             _ => None,
         }
     }
