@@ -51,3 +51,42 @@ fn budget_cuts_exponential_work_soundly() {
     let j = a.join(&b).unwrap();
     assert!(a.leq(&j).unwrap() && b.leq(&j).unwrap());
 }
+
+/// A query PPL interrupts (its representations are updated lazily, even by `const` calls) may
+/// leave the object inconsistent, and a later call on it crashed (seen on the libc corpus: a
+/// segmentation fault in PPL's saturation matrices after an interrupted emptiness test). The
+/// value is replaced by top instead: later operations work on it, and it claims nothing.
+#[test]
+fn an_interrupted_query_leaves_top_not_a_broken_object() {
+    let n = 12;
+    let a = hypercube(n, 2_000);
+    let mut b = hypercube(n, 2_000);
+    b.assign_linear(
+        Dim::new(0),
+        &LinExpr::from_terms(&[(1, Dim::new(0))], 5).unwrap(),
+    )
+    .unwrap();
+    // Inclusion between two pending hypercubes needs their generators: 2^12 vertices each.
+    assert_eq!(b.leq(&a).err(), Some(DomainError::Timeout));
+    // Both operands are now the universe, and everything still runs on them (under the same
+    // small budget, an operation may still run out: then it says so, it does not crash).
+    for v in [&a, &b] {
+        assert!(v.is_top().unwrap());
+        assert_eq!(v.dims(), n);
+        let x = LinExpr::var(Dim::new(1));
+        match v.bounds(&x) {
+            Ok(bounds) => {
+                assert!(!bounds.is_empty() && bounds.upper == dizy_domains::Bound::PosInf)
+            }
+            Err(e) => assert_eq!(e, DomainError::Timeout),
+        }
+        let mut w = v.clone();
+        if w.meet_constraint(&LinConstraint::new(x, ConstraintKind::Le))
+            .is_ok()
+        {
+            assert!(!w.is_bottom().unwrap_or(false));
+            assert!(w.leq(v).unwrap_or(true));
+        }
+        assert!(w.join(v).is_ok() || w.join(v).err() == Some(DomainError::Timeout));
+    }
+}

@@ -5,6 +5,7 @@
 //! lattice operations, widening, tests, bounds, constraints, integer points),
 //! each taking the lock and running under the value's work budget.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::ptr;
@@ -22,7 +23,11 @@ use crate::Result;
 /// must be checked by the caller (out-of-range ones make PPL report an
 /// error, which surfaces as `Err`, never as a crash).
 pub struct Shape<K: Kind> {
-    raw: *mut K::Tag,
+    /// The PPL object. Read and replaced only with the lock held (a `Cell`: a
+    /// failed call replaces it even through `&self`, see [`Shape::poison`]).
+    raw: Cell<*mut K::Tag>,
+    /// Its space dimension, tracked so that a poisoned object can be replaced.
+    dims: Cell<usize>,
     /// Work budget of each potentially exponential operation on this value
     /// (0: unlimited); copies and values derived from it keep it.
     budget: u64,
@@ -38,14 +43,14 @@ impl<K: Kind> Drop for Shape<K> {
     fn drop(&mut self) {
         if let Ok(_g) = lock() {
             // SAFETY: owned handle, deleted once, lock held.
-            unsafe { K::delete(self.raw) };
+            unsafe { K::delete(self.raw.get()) };
         }
     }
 }
 
 impl<K: Kind> std::fmt::Debug for Shape<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}@{:p}", K::NAME, self.raw)
+        write!(f, "{}@{:p}", K::NAME, self.raw.get())
     }
 }
 
@@ -67,7 +72,11 @@ impl<K: Kind> Shape<K> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid out-pointer; lock held.
         check(unsafe { K::new_space(&mut raw, dims, c_int::from(empty)) })?;
-        Ok(Shape { raw, budget })
+        Ok(Shape {
+            raw: Cell::new(raw),
+            dims: Cell::new(dims),
+            budget,
+        })
     }
 
     /// The work budget of this value's operations.
@@ -75,14 +84,46 @@ impl<K: Kind> Shape<K> {
         self.budget
     }
 
+    /// The PPL handle. Call with the lock held.
+    fn h(&self) -> *mut K::Tag {
+        self.raw.get()
+    }
+
+    /// The result of a PPL call on this object (and on `others`), with the lock held. A call
+    /// PPL interrupts (its work budget ran out) or that fails inside may leave every object it
+    /// touched inconsistent — queries too: PPL updates its representations lazily, even in
+    /// `const` operations — and a later call on such an object can crash. So each of them is
+    /// replaced by the universe: a sound over-approximation of whatever it held.
+    fn run(&self, others: &[&Self], rc: c_int) -> Result<c_int> {
+        let r = check(rc);
+        if let Err(crate::DomainError::Timeout | crate::DomainError::Ppl { .. }) = r {
+            self.poison();
+            for o in others {
+                o.poison();
+            }
+        }
+        r
+    }
+
+    /// Replace the object by the universe of its dimensions. The old one is leaked: deleting
+    /// an inconsistent PPL object is itself unsafe. Call with the lock held.
+    fn poison(&self) {
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid out-pointer; lock held by the caller.
+        if check(unsafe { K::new_space(&mut raw, self.dims.get(), 0) }).is_ok() {
+            self.raw.set(raw);
+        }
+    }
+
     /// A copy; fails only if PPL runs out of memory.
     pub fn try_clone(&self) -> Result<Self> {
         let _g = lock()?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid source handle and out-pointer; lock held.
-        check(unsafe { K::copy(&mut raw, self.raw) })?;
+        check(unsafe { K::copy(&mut raw, self.h()) })?;
         Ok(Shape {
-            raw,
+            raw: Cell::new(raw),
+            dims: Cell::new(self.dims.get()),
             budget: self.budget,
         })
     }
@@ -93,9 +134,10 @@ impl<K: Kind> Shape<K> {
         let g = lock()?;
         let sys = PConsSys::new(&g, cs, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::refine(self.raw, sys.raw)
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe { K::refine(self.h(), sys.raw) }),
+        )?;
         Ok(())
     }
 
@@ -105,9 +147,12 @@ impl<K: Kind> Shape<K> {
         let le = PLinExpr::new(&g, e, dims)?;
         let one = Coef::new(&g, 1)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::affine_image(self.raw, var.index(), le.raw, one.raw)
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::affine_image(self.h(), var.index(), le.raw, one.raw)
+            }),
+        )?;
         Ok(())
     }
 
@@ -115,9 +160,12 @@ impl<K: Kind> Shape<K> {
     pub fn unconstrain(&mut self, var: Dim) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::unconstrain(self.raw, var.index())
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::unconstrain(self.h(), var.index())
+            }),
+        )?;
         Ok(())
     }
 
@@ -125,7 +173,8 @@ impl<K: Kind> Shape<K> {
     pub fn add_dims(&mut self, n: usize) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        check(unsafe { K::add_dims(self.raw, n) })?;
+        self.run(&[], unsafe { K::add_dims(self.h(), n) })?;
+        self.dims.set(self.dims.get() + n);
         Ok(())
     }
 
@@ -135,9 +184,13 @@ impl<K: Kind> Shape<K> {
         let _g = lock()?;
         let mut ds: Vec<usize> = ds.iter().map(|d| d.index()).collect();
         // SAFETY: valid handle and array of `ds.len()` entries; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::remove_dims(self.raw, ds.as_mut_ptr(), ds.len())
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::remove_dims(self.h(), ds.as_mut_ptr(), ds.len())
+            }),
+        )?;
+        self.dims.set(self.dims.get().saturating_sub(ds.len()));
         Ok(())
     }
 
@@ -150,27 +203,33 @@ impl<K: Kind> Shape<K> {
         check(unsafe { ffi::ppl_not_a_dimension(&mut nad) })?;
         let mut maps: Vec<usize> = map.iter().map(|m| m.map_or(nad, Dim::index)).collect();
         // SAFETY: valid handle and array of `maps.len()` entries; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::map_dims(self.raw, maps.as_mut_ptr(), maps.len())
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::map_dims(self.h(), maps.as_mut_ptr(), maps.len())
+            }),
+        )?;
+        self.dims.set(map.iter().filter(|m| m.is_some()).count());
         Ok(())
     }
 
     pub fn meet_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::meet(self.raw, o.raw)
-        }))?;
+        self.run(
+            &[o],
+            budgeted(self.budget, || unsafe { K::meet(self.h(), o.h()) }),
+        )?;
         Ok(())
     }
 
     pub fn join_assign(&mut self, o: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::join(self.raw, o.raw)
-        }))?;
+        self.run(
+            &[o],
+            budgeted(self.budget, || unsafe { K::join(self.h(), o.h()) }),
+        )?;
         self.minimize_locked()
     }
 
@@ -185,12 +244,15 @@ impl<K: Kind> Shape<K> {
         let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
         // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag`, so the cast is the
         // identity; valid handle and out-pointer; lock held by the caller.
-        check(budgeted(self.budget, || unsafe {
-            ffi::ppl_Polyhedron_get_minimized_constraints(
-                self.raw as ffi::ppl_Polyhedron_t,
-                &mut cs,
-            )
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                ffi::ppl_Polyhedron_get_minimized_constraints(
+                    self.h() as ffi::ppl_Polyhedron_t,
+                    &mut cs,
+                )
+            }),
+        )?;
         Ok(())
     }
 
@@ -198,9 +260,10 @@ impl<K: Kind> Shape<K> {
     pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::widen(self.raw, older.raw)
-        }))?;
+        self.run(
+            &[older],
+            budgeted(self.budget, || unsafe { K::widen(self.h(), older.h()) }),
+        )?;
         Ok(())
     }
 
@@ -215,9 +278,12 @@ impl<K: Kind> Shape<K> {
         let g = lock()?;
         let sys = PConsSys::new(&g, thresholds, dims)?;
         // SAFETY: valid handles; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::limited_widen(self.raw, older.raw, sys.raw)
-        }))?;
+        self.run(
+            &[older],
+            budgeted(self.budget, || unsafe {
+                K::limited_widen(self.h(), older.h(), sys.raw)
+            }),
+        )?;
         Ok(())
     }
 
@@ -225,31 +291,37 @@ impl<K: Kind> Shape<K> {
     pub fn contains(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(self.budget, || unsafe {
-            K::contains(self.raw, o.raw)
-        }))? > 0)
+        Ok(self.run(
+            &[o],
+            budgeted(self.budget, || unsafe { K::contains(self.h(), o.h()) }),
+        )? > 0)
     }
 
     pub fn equals(&self, o: &Self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handles; lock held.
-        Ok(check(budgeted(self.budget, || unsafe {
-            K::equals(self.raw, o.raw)
-        }))? > 0)
+        Ok(self.run(
+            &[o],
+            budgeted(self.budget, || unsafe { K::equals(self.h(), o.h()) }),
+        )? > 0)
     }
 
     pub fn is_empty(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(self.budget, || unsafe { K::is_empty(self.raw) }))? > 0)
+        Ok(self.run(
+            &[],
+            budgeted(self.budget, || unsafe { K::is_empty(self.h()) }),
+        )? > 0)
     }
 
     pub fn is_universe(&self) -> Result<bool> {
         let _g = lock()?;
         // SAFETY: valid handle; lock held.
-        Ok(check(budgeted(self.budget, || unsafe {
-            K::is_universe(self.raw)
-        }))? > 0)
+        Ok(self.run(
+            &[],
+            budgeted(self.budget, || unsafe { K::is_universe(self.h()) }),
+        )? > 0)
     }
 
     /// Supremum of `e` (`+∞` when unbounded or too large for `i128`).
@@ -260,9 +332,12 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(self.budget, || unsafe {
-            K::maximize(self.raw, le.raw, n.raw, d.raw, &mut opt)
-        }))?;
+        let bounded = self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::maximize(self.h(), le.raw, n.raw, d.raw, &mut opt)
+            }),
+        )?;
         if bounded == 0 {
             return Ok(Bound::PosInf);
         }
@@ -276,9 +351,12 @@ impl<K: Kind> Shape<K> {
         let (n, d) = (Coef::new(&g, 0)?, Coef::new(&g, 1)?);
         let mut opt = 0;
         // SAFETY: valid handles and out-pointer; lock held.
-        let bounded = check(budgeted(self.budget, || unsafe {
-            K::minimize(self.raw, le.raw, n.raw, d.raw, &mut opt)
-        }))?;
+        let bounded = self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::minimize(self.h(), le.raw, n.raw, d.raw, &mut opt)
+            }),
+        )?;
         if bounded == 0 {
             return Ok(Bound::NegInf);
         }
@@ -312,12 +390,16 @@ impl<K: Kind> Shape<K> {
     fn as_polyhedron<'g>(&self, _g: &'g Guard) -> Result<PPoly<'g>> {
         let mut raw = ptr::null_mut();
         // SAFETY: valid source handle and out-pointer; lock held.
-        check(budgeted(self.budget, || unsafe {
-            K::to_polyhedron(&mut raw, self.raw)
-        }))?;
+        self.run(
+            &[],
+            budgeted(self.budget, || unsafe {
+                K::to_polyhedron(&mut raw, self.h())
+            }),
+        )?;
         Ok(PPoly {
             raw,
             budget: self.budget,
+            failed: Cell::new(false),
             _g: PhantomData,
         })
     }
@@ -328,6 +410,8 @@ impl<K: Kind> Shape<K> {
 struct PPoly<'g> {
     raw: ffi::ppl_Polyhedron_t,
     budget: u64,
+    /// A call on it failed: it may be inconsistent, and is leaked rather than deleted.
+    failed: Cell<bool>,
     _g: PhantomData<&'g Guard>,
 }
 
@@ -337,15 +421,20 @@ impl PPoly<'_> {
     fn minimized_constraints(&self) -> Result<ffi::ppl_const_Constraint_System_t> {
         let mut cs: ffi::ppl_const_Constraint_System_t = ptr::null();
         // SAFETY: valid handle and out-pointer; lock held by the borrow.
-        check(budgeted(self.budget, || unsafe {
+        let r = check(budgeted(self.budget, || unsafe {
             ffi::ppl_Polyhedron_get_minimized_constraints(self.raw, &mut cs)
-        }))?;
+        }));
+        self.failed.set(r.is_err());
+        r?;
         Ok(cs)
     }
 }
 
 impl Drop for PPoly<'_> {
     fn drop(&mut self) {
+        if self.failed.get() {
+            return;
+        }
         // SAFETY: owned handle, deleted once, lock held.
         unsafe { ffi::ppl_delete_Polyhedron(self.raw) };
     }
