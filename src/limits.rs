@@ -40,14 +40,18 @@ impl Default for RunLimits {
 }
 
 impl RunLimits {
-    /// The limits for `--timeout` and `--max-memory`: the preprocessor gets the timeout (or 60 s
-    /// without one), child processes the memory bound and the timeout in CPU seconds.
+    /// The limits for `--timeout` and `--max-memory`: child processes get the memory bound and
+    /// the timeout in CPU seconds (what stops a runaway preprocessor), and the preprocessor
+    /// twice the timeout, at least 10 s more, in wall-clock time (or 60 s without one): a
+    /// loaded machine must not turn a small file's preprocessing into a timeout.
     pub fn new(timeout: Option<Duration>, memory_mb: Option<u64>) -> RunLimits {
         RunLimits {
             timeout,
             memory_mb,
             op_budget: Some(DEFAULT_OP_BUDGET),
-            preprocess: timeout.unwrap_or(Duration::from_secs(60)),
+            preprocess: timeout.map_or(Duration::from_secs(60), |t| {
+                t + t.max(Duration::from_secs(10))
+            }),
             child: ChildLimits::new(memory_mb.unwrap_or(0), timeout),
         }
     }
@@ -197,7 +201,7 @@ mod tests {
         let l = RunLimits::default();
         assert_eq!(l.timeout, Some(Duration::from_secs(60)));
         assert_eq!(l.memory_mb, Some(4096));
-        assert_eq!(l.preprocess, Duration::from_secs(60));
+        assert_eq!(l.preprocess, Duration::from_secs(120));
         assert_eq!(l.op_budget, Some(DEFAULT_OP_BUDGET));
     }
 }
