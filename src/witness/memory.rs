@@ -134,6 +134,15 @@ pub fn type_name(prog: &Program, ty: &CType) -> String {
     }
 }
 
+/// String `s`, its terminator, and NUL bytes up to the end of the next 8-byte word.
+fn word_padded(s: &[u8]) -> Vec<u8> {
+    let mut b = s.to_vec();
+    b.push(0);
+    let len = (b.len() + 7) / 8 * 8 + 8;
+    b.resize(len, 0);
+    b
+}
+
 fn is_char(t: &CType) -> bool {
     matches!(t, CType::Int { bits: 8, .. })
 }
@@ -390,11 +399,16 @@ fn candidates(
             for &c in alpha.bytes.iter().take(12) {
                 strings.extend([vec![c], vec![b'a', c], vec![c, b'a'], vec![c, c]]);
             }
+            let padded: Vec<Vec<u8>> = strings.iter().take(12).map(|s| word_padded(s)).collect();
             for s in strings {
                 let mut b = s.clone();
                 b.push(0);
                 out.push(Input::Buffer(b));
             }
+            // The same strings in buffers that end on a word boundary past the terminator:
+            // code that reads a word at a time reads the whole word holding the NUL, past the
+            // end of an exact buffer, but inside these.
+            out.extend(padded.into_iter().map(Input::Buffer));
             // Without a terminator, and with bytes after it.
             out.push(Input::Buffer(b"ab".to_vec()));
             out.push(Input::Buffer(b"a\0b\0".to_vec()));
@@ -480,6 +494,10 @@ pub fn random_input(
             }
             if b.is_empty() {
                 b.push(0);
+            }
+            if rnd().is_multiple_of(3) && b.last() == Some(&0) {
+                b.pop();
+                b = word_padded(&b);
             }
             Input::Buffer(b)
         }
