@@ -20,9 +20,13 @@ use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, FuncType, Place, Stmt, Stm
 impl Ctx<'_> {
     /// Lower an expression in a constant context (no function): global initializers, sizes.
     pub(super) fn const_expr(&mut self, e: &Node<Expression>) -> Res<Expr> {
-        let saved = self.f.take();
+        let Some(f) = self.f.take() else {
+            return self.rvalue(e);
+        };
+        let outer = self.suspended.replace(f);
         let r = self.rvalue(e);
-        self.f = saved;
+        self.f = self.suspended.take();
+        self.suspended = outer;
         r
     }
 

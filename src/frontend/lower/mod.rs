@@ -69,6 +69,9 @@ struct Ctx<'a> {
     /// Functions defined in headers (see [`Program::in_headers`]).
     in_headers: std::collections::BTreeSet<String>,
     f: Option<FnState>,
+    /// The function being lowered while a constant expression inside it is (`f` is `None`
+    /// then, so nothing reads a variable's value): `sizeof` may still ask a local's type.
+    suspended: Option<FnState>,
 }
 
 /// A lowered expression: a value, a designated object, or nothing (`void`).
@@ -102,6 +105,7 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         undeclared_calls: vec![],
         in_headers: Default::default(),
         f: None,
+        suspended: None,
     };
     let mut functions = vec![];
     let mut rejected = vec![];
@@ -328,6 +332,14 @@ impl TypeEnv for Ctx<'_> {
     /// Type of an expression without keeping its side effects (`sizeof e`, `typeof(e)`).
     fn type_of_expr(&mut self, e: &Node<Expression>) -> Result<CType> {
         if self.f.is_none() {
+            // Inside a function's constant expression (`char x[sizeof w]`): the function's
+            // locals have types, and asking one changes nothing (see below).
+            if self.suspended.is_some() {
+                self.f = self.suspended.take();
+                let r = self.type_of_expr(e);
+                self.suspended = self.f.take();
+                return r;
+            }
             return self.const_expr_val(e);
         }
         // The operand is not evaluated: what lowering it added to the function goes, and so do
