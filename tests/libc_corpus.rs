@@ -24,7 +24,9 @@ fn self_test(script: &str, needs: &[&str]) {
             return;
         }
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks/libc").join(script);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benchmarks/libc")
+        .join(script);
     let out = Command::new("python3")
         .arg(&path)
         .arg("--self-test")

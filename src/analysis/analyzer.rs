@@ -36,6 +36,8 @@ pub(super) struct Analyzer<'a> {
     /// Guards Join-Equiv keeps apart ([`state::key`]): both versions' return flags.
     pub(super) kept_guards: Vec<GuardId>,
     pub(super) states: Vec<Option<State>>,
+    /// Positions of the diff points of effects (calls, output, volatile accesses).
+    effect_points: HashSet<usize>,
     /// Latest contribution of each incoming edge `(from, to)` at merge points.
     contrib: HashMap<(usize, usize), State>,
     head_iters: HashMap<usize, usize>,
@@ -183,6 +185,18 @@ impl<'a> Analyzer<'a> {
             kept_guards: vec![c.old_ret, c.new_ret],
             states: vec![None; n + 1],
             contrib: HashMap::new(),
+            effect_points: c
+                .diff_points
+                .iter()
+                .filter(|d| {
+                    matches!(
+                        d.kind,
+                        crate::correlate::DiffKind::Output(_)
+                            | crate::correlate::DiffKind::Effect(_)
+                    )
+                })
+                .map(|d| d.pos.index())
+                .collect(),
             head_iters: HashMap::new(),
             canon_points,
             pairs_at,
@@ -308,7 +322,7 @@ impl<'a> Analyzer<'a> {
             let state = self.prepare(p, state)?;
             if tracing::enabled!(tracing::Level::TRACE) {
                 for x in &state {
-                    tracing::trace!(ctx = ?x.ctx, data = ?x.data.to_strings(&self.dims.names), "sub-state");
+                    tracing::trace!(ctx = ?x.ctx, mem = ?x.mem, data = ?x.data.to_strings(&self.dims.names), "sub-state");
                 }
             }
             tracing::debug!(
@@ -351,11 +365,12 @@ impl<'a> Analyzer<'a> {
         let pairs = &self.dim_pairs;
         let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
             // A guard that is still live selects what runs next; joining its true and false
-            // sub-states would run both, so Join-Equiv keeps them apart (at diff points too:
-            // Δ reads the state before this, and an early return inside a loop is a diff point
-            // whose live loop guards must survive it).
+            // sub-states would run both, so Join-Equiv keeps them apart (at returns too: Δ
+            // reads the state before this, and an early return inside a loop is a diff point
+            // whose live loop guards must survive it). Effects (calls, output) keep the
+            // paper's Join-Equiv: code full of them split into too many sub-states.
             let canon = match self.opts.canon {
-                Canon::JoinEquiv => Canon::None,
+                Canon::JoinEquiv if !self.effect_points.contains(&p) => Canon::None,
                 c => c,
             };
             state::canonize(state, canon, pairs, &self.kept_guards, self.budget)?

@@ -5,8 +5,11 @@
 //! two versions' memories outside their own frames are equal, and *facts* — "the bytes at
 //! address `a` hold `v`" — recorded by the access sites that read or wrote them. It sits between
 //! the guard-partitioned state and the numeric domain: addresses and values are dimensions of
-//! the numeric value (two per access site, [`super::locs::Loc::Mem`]), so the domain relates
-//! them to the program's variables (`a = s₀ + i`).
+//! the numeric value, so the domain relates them to the program's variables (`a = s₀ + i`).
+//! Sites share a few *slots* of such dimensions ([`super::locs::Loc::Mem`]; a site recording
+//! its fact ends the facts of the other sites of its slot): every PPL operation costs in
+//! proportion to the number of dimensions, and one set per site made string functions with
+//! inlined helpers ten times slower.
 //!
 //! What this gives the analysis:
 //! * memory starts equal in both versions, as the inputs do (the caller's buffers, strings and
@@ -42,6 +45,9 @@ use crate::ir::{layout_size, CType, Callee, Expr, ExprKind, Place, StructDef, Va
 
 /// Access sites given dimensions; further sites read unknown values and record nothing.
 pub const MAX_SITES: usize = 64;
+/// Sets of dimensions the sites share (each PPL operation costs in proportion to the number of
+/// dimensions, so they are not one set per site); also the most facts alive at once.
+const MAX_SLOTS: usize = 8;
 /// Facts one sub-state keeps; beyond, those of the earliest sites are dropped.
 const MAX_FACTS: usize = 16;
 /// Pending writes one sub-state keeps; one more makes the memories unequal.
@@ -231,6 +237,33 @@ pub struct Site<'a> {
     /// For a store of a converted integer (`*p = (char)c`): the value before the conversion
     /// (the stored value is that conversion of it, a function of it alone).
     pub pre: Option<Dim>,
+    /// The slot whose dimensions it uses (shared with other sites: recording this site's
+    /// fact ends theirs).
+    pub slot: usize,
+}
+
+/// The dimensions of one slot.
+#[derive(Clone, Copy)]
+struct SlotDims {
+    addr: Dim,
+    val: Dim,
+    base: Option<Dim>,
+    pre: Option<Dim>,
+}
+
+/// The type a slot's value dimension is given: its sites' type when they agree; otherwise one
+/// whose range holds every value of theirs (a wider integer, or `double` if one is floating).
+fn slot_type(tys: &[CType]) -> CType {
+    match tys.split_first() {
+        Some((t, rest)) if rest.iter().all(|u| u == t) => t.clone(),
+        _ if tys.iter().any(CType::is_float) => CType::Double,
+        _ if tys.iter().all(CType::is_pointer) => CType::Ptr(Box::new(CType::Void)),
+        // Every integer and pointer value fits in 65 signed bits.
+        _ => CType::Int {
+            bits: 65,
+            signed: true,
+        },
+    }
 }
 
 /// The access sites of a product function, with their dimensions.
@@ -367,7 +400,8 @@ fn reads_in_place<'a>(p: &'a Place, definite: bool, out: &mut Vec<(&'a Place, bo
 }
 
 impl<'a> Sites<'a> {
-    /// The sites of `f`, each given two new dimensions in `dims` (up to [`MAX_SITES`]).
+    /// The sites of `f` (up to [`MAX_SITES`]), with the dimensions of their slots added to
+    /// `dims`.
     pub fn new(
         f: &'a GclFunction,
         structs: &[StructDef],
@@ -376,6 +410,7 @@ impl<'a> Sites<'a> {
     ) -> Sites<'a> {
         let mut sites = vec![];
         let mut at: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut planned = vec![];
         for (pos, ins) in f.instrs.iter().enumerate() {
             let mut reads = vec![];
             let mut store = None;
@@ -406,66 +441,75 @@ impl<'a> Sites<'a> {
                 .into_iter()
                 .map(|(p, definite)| (p, false, definite))
                 .chain(store.map(|p| (p, true, true)));
-            for (place, is_store, definite) in all {
-                if sites.len() >= MAX_SITES {
+            // An instruction's sites take distinct slots: their values are all read at once.
+            for (place, is_store, definite) in all.take(MAX_SLOTS) {
+                if planned.len() >= MAX_SITES {
                     break;
                 }
-                let k = sites.len() as u32;
-                let ty = f.func.place_ty(place);
-                let ptr = CType::Ptr(Box::new(ty.clone()));
-                let addr = dims.add(
-                    Loc::Mem {
-                        site: k,
-                        part: MemPart::Addr,
-                        ty: ptr,
-                    },
-                    format!("&mem{k}@{}", ins.line),
-                );
-                let val = dims.add(
-                    Loc::Mem {
-                        site: k,
-                        part: MemPart::Val,
-                        ty: ty.clone(),
-                    },
-                    format!("mem{k}@{}", ins.line),
-                );
-                let base = pointer_base(place).map(|_| {
-                    dims.add(
-                        Loc::Mem {
-                            site: k,
-                            part: MemPart::Base,
-                            ty: CType::Ptr(Box::new(CType::Void)),
-                        },
-                        format!("&base{k}@{}", ins.line),
-                    )
-                });
-                let pre = match &ins.kind {
-                    InstrKind::Assign(_, e) if is_store && converted(e).is_some() => {
-                        Some(dims.add(
-                            Loc::Mem {
-                                site: k,
-                                part: MemPart::Pre,
-                                ty: CType::LONG,
-                            },
-                            format!("pre{k}@{}", ins.line),
-                        ))
-                    }
-                    _ => None,
-                };
-                at.entry(pos).or_default().push(sites.len());
-                sites.push(Site {
-                    pre,
-                    base,
-                    place,
-                    size: layout_size(structs, &ty),
-                    ty,
-                    addr,
-                    val,
-                    store: is_store,
-                    side,
-                    definite,
-                });
+                let pre = matches!(&ins.kind, InstrKind::Assign(_, e) if is_store && converted(e).is_some());
+                planned.push((pos, place, is_store, definite, side, pre));
             }
+        }
+        // Dimensions per slot: sites take the slots in turn (neighbours rarely share one),
+        // and a slot's value dimension ranges over every type its sites have.
+        let slot_of = |k: usize| k % MAX_SLOTS;
+        let n_slots = planned.len().min(MAX_SLOTS);
+        let mut slots: Vec<SlotDims> = vec![];
+        for slot in 0..n_slots {
+            let members: Vec<&(usize, &Place, bool, bool, Side, bool)> = planned
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| slot_of(*k) == slot)
+                .map(|(_, x)| x)
+                .collect();
+            let tys: Vec<CType> = members.iter().map(|m| f.func.place_ty(m.1)).collect();
+            let ty = slot_type(&tys);
+            let k = slot as u32;
+            let part = |part: MemPart, ty: CType, name: String, dims: &mut Dims| {
+                dims.add(Loc::Mem { site: k, part, ty }, name)
+            };
+            slots.push(SlotDims {
+                addr: part(
+                    MemPart::Addr,
+                    CType::Ptr(Box::new(CType::Void)),
+                    format!("&mem{k}"),
+                    dims,
+                ),
+                val: part(MemPart::Val, ty, format!("mem{k}"), dims),
+                base: members
+                    .iter()
+                    .any(|m| pointer_base(m.1).is_some())
+                    .then(|| {
+                        part(
+                            MemPart::Base,
+                            CType::Ptr(Box::new(CType::Void)),
+                            format!("&base{k}"),
+                            dims,
+                        )
+                    }),
+                pre: members
+                    .iter()
+                    .any(|m| m.5)
+                    .then(|| part(MemPart::Pre, CType::LONG, format!("pre{k}"), dims)),
+            });
+        }
+        for (k, (pos, place, is_store, definite, side, pre)) in planned.into_iter().enumerate() {
+            let slot = &slots[slot_of(k)];
+            let ty = f.func.place_ty(place);
+            at.entry(pos).or_default().push(sites.len());
+            sites.push(Site {
+                pre: slot.pre.filter(|_| pre),
+                base: slot.base.filter(|_| pointer_base(place).is_some()),
+                place,
+                size: layout_size(structs, &ty),
+                ty,
+                addr: slot.addr,
+                val: slot.val,
+                store: is_store,
+                side,
+                definite,
+                slot: slot_of(k),
+            });
         }
         Sites { sites, at }
     }
@@ -529,6 +573,7 @@ impl<'a> Analyzer<'a> {
         }
         self.record_base(&mut s, id)?;
         let (ad, vd) = (site.addr, site.val);
+        self.claim_slot(&mut s, id);
         match (&addr, side) {
             (Some(a), Some(side)) => {
                 let shared = s.mem.equal
@@ -615,6 +660,26 @@ impl<'a> Analyzer<'a> {
         match pointer_base(site.place).and_then(|b| self.tr(s).expr(b).as_linear()) {
             Some(b) => s.data.s_assign_linear(d, &b, self.budget),
             None => s.data.s_forget(d, self.budget),
+        }
+    }
+
+    /// Site `id` is about to overwrite its slot's dimensions: the facts of the other sites of
+    /// the slot end (a pending write among them leaves the memories unequal: what it wrote
+    /// is no longer known).
+    fn claim_slot(&self, s: &mut Sub, id: usize) {
+        let slot = self.sites.sites[id].slot;
+        let others: Vec<u32> = s
+            .mem
+            .facts
+            .keys()
+            .copied()
+            .filter(|&k| k as usize != id && self.sites.sites[k as usize].slot == slot)
+            .collect();
+        for k in others {
+            s.mem.facts.remove(&k);
+            if s.mem.pending.contains_key(&k) {
+                s.mem.unequal();
+            }
         }
     }
 
@@ -707,7 +772,12 @@ impl<'a> Analyzer<'a> {
             let f = &sites[k as usize];
             Ok(!disjoint(&data, &a, size, f.addr, f.size, budget)?)
         })?;
-        // Record the write.
+        // Record the write (in its slot: a resolved write's fact lives on in this one's if
+        // they share it).
+        if let Some(k) = resolves {
+            s.mem.pending.remove(&k);
+        }
+        self.claim_slot(s, id);
         self.record_base(s, id)?;
         if let Some(d) = self.sites.sites[id].pre {
             match &pre {
@@ -725,9 +795,10 @@ impl<'a> Analyzer<'a> {
                 // Both versions write these bytes: an invalid address is undefined in both.
                 self.valid_access(s, place, &a, size)?;
                 self.valid_recorded_access(s, k as usize)?;
-                s.mem.pending.remove(&k);
                 // Both memories now hold the value there.
-                s.mem.facts.insert(k, Tag::Shared);
+                if self.sites.sites[k as usize].slot != self.sites.sites[id].slot {
+                    s.mem.facts.insert(k, Tag::Shared);
+                }
                 record(&mut s.mem, id as u32, Tag::Shared);
             }
             None if s.mem.equal

@@ -558,13 +558,17 @@ pub(super) fn meet(
     data.s_meet_constraint(&LinConstraint::new(e, kind), b)
 }
 
-/// A call of an output function whose pointer arguments are text, buffers or streams only: it
-/// writes nothing of memory a later read could see (its output is compared as an effect). An
-/// `int *` argument may be `printf`'s `%n`, which writes.
+/// A call that writes nothing of memory a later read could see: a library function known not to
+/// (the mathematics), or an output function whose pointer arguments are text, buffers or
+/// streams only (its output is compared as an effect; an `int *` argument may be `printf`'s
+/// `%n`, which writes).
 fn output_only(callee: &Callee, args: &[Expr]) -> bool {
     let Callee::Direct(n) = callee else {
         return false;
     };
+    if crate::correlate::NO_MEMORY_WRITES.contains(&n.as_str()) {
+        return true;
+    }
     crate::correlate::OUTPUT_FUNCTIONS.contains(&n.as_str())
         && args.iter().all(|a| match a.ty.pointee() {
             None => true,

@@ -35,7 +35,7 @@ mod renames;
 mod structure;
 mod types;
 
-pub use effects::{effect_free, OUTPUT_FUNCTIONS, PURE_FUNCTIONS};
+pub use effects::{effect_free, NO_MEMORY_WRITES, OUTPUT_FUNCTIONS, PURE_FUNCTIONS};
 pub use print::{print_correlated, to_json};
 pub use types::{Correlated, DiffKind, DiffPoint, Input, Lockstep, Options, Origin, Side, VarPair};
 
