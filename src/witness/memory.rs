@@ -138,7 +138,7 @@ pub fn type_name(prog: &Program, ty: &CType) -> String {
 fn word_padded(s: &[u8]) -> Vec<u8> {
     let mut b = s.to_vec();
     b.push(0);
-    let len = (b.len() + 7) / 8 * 8 + 8;
+    let len = b.len().div_ceil(8) * 8 + 8;
     b.resize(len, 0);
     b
 }
