@@ -207,14 +207,25 @@ const CASES: &[Case] = &[
         want: Want::Proved,
     },
     Case {
-        // `(unsigned char)c` and `(char)c` of an unbounded `int` are not related by the
-        // polyhedra (the remainder of c modulo 256 would need an integer quotient).
+        // Each half is proved alone (`(unsigned char)c` against `(char)c` through the
+        // conversion sites, a pointer walk against an index): together the sign splits of the
+        // byte and of the character per iteration lose the walk's relation at the loop head.
         name: "memchr_bytes_as_unsigned",
         old: "void *f(const void *s, int c, unsigned long n) { const unsigned char *p = s; for (; n; n--, p++) if (*p == (unsigned char)c) return (void *)p; return 0; }",
         new: "void *f(const void *s, int c, unsigned long n) { const char *p = s; unsigned long i; for (i = 0; i < n; i++) if (p[i] == (char)c) return (void *)(p + i); return 0; }",
         params: &[P::Bytes, P::Char, P::Len],
         ret: Ret::Ptr,
         want: Want::Same,
+    },
+    Case {
+        // The same bytes compared as unsigned and as signed chars, with the character
+        // converted alike: conversion sites relate `(unsigned char)c` and `(char)c`.
+        name: "memchr_casts_unsigned_vs_signed",
+        old: "void *f(const void *s, int c, unsigned long n) { const unsigned char *p = s; unsigned long i; for (i = 0; i < n; i++) if (p[i] == (unsigned char)c) return (void *)(p + i); return 0; }",
+        new: "void *f(const void *s, int c, unsigned long n) { const char *p = s; unsigned long i; for (i = 0; i < n; i++) if (p[i] == (char)c) return (void *)(p + i); return 0; }",
+        params: &[P::Bytes, P::Char, P::Len],
+        ret: Ret::Ptr,
+        want: Want::Proved,
     },
     Case {
         name: "memchr_signed_compare",

@@ -39,6 +39,9 @@ pub enum Expr {
     Rem(Box<Expr>, Box<Expr>),
     /// Division over the rationals.
     RealDiv(Box<Expr>, Box<Expr>),
+    /// Integer division known to be exact (the dividend is a multiple of the divisor, as for a
+    /// difference of pointers into one object divided by the element size): `k·q = a`.
+    ExactDiv(Box<Expr>, Box<Expr>),
     /// Any value (an unmodelled read or call result).
     Unknown,
     /// Any value within the bounds (`None` = unbounded on that side), e.g.
@@ -80,6 +83,9 @@ impl Expr {
     pub fn real_div(a: Expr, b: Expr) -> Expr {
         Expr::RealDiv(Box::new(a), Box::new(b))
     }
+    pub fn exact_div(a: Expr, b: Expr) -> Expr {
+        Expr::ExactDiv(Box::new(a), Box::new(b))
+    }
 
     /// The expression of a linear form.
     pub fn from_linear(e: &LinExpr) -> Expr {
@@ -101,7 +107,8 @@ impl Expr {
             | Expr::Mul(a, b)
             | Expr::Div(a, b)
             | Expr::Rem(a, b)
-            | Expr::RealDiv(a, b) => a.max_dim().max(b.max_dim()),
+            | Expr::RealDiv(a, b)
+            | Expr::ExactDiv(a, b) => a.max_dim().max(b.max_dim()),
         }
     }
 
@@ -127,7 +134,7 @@ impl Expr {
             }
             // With a constant divisor dividing every coefficient the
             // division is exact, so truncation does not matter.
-            Expr::Div(a, b) | Expr::RealDiv(a, b) => {
+            Expr::Div(a, b) | Expr::RealDiv(a, b) | Expr::ExactDiv(a, b) => {
                 let lb = b.as_linear()?;
                 if !lb.is_constant() {
                     return None;
@@ -165,7 +172,7 @@ impl Expr {
             Expr::Mul(a, b) => a.eval(point, choose)?.checked_mul(b.eval(point, choose)?)?,
             Expr::Div(a, b) => a.eval(point, choose)?.checked_div(b.eval(point, choose)?)?,
             Expr::Rem(a, b) => a.eval(point, choose)?.checked_rem(b.eval(point, choose)?)?,
-            Expr::RealDiv(a, b) => {
+            Expr::RealDiv(a, b) | Expr::ExactDiv(a, b) => {
                 let (x, y) = (a.eval(point, choose)?, b.eval(point, choose)?);
                 if y == 0 || x.checked_rem(y)? != 0 {
                     return None;
@@ -494,17 +501,18 @@ fn linearize<D: NumDomain>(dom: &mut D, e: &Expr, target_int: bool) -> Result<Op
                 Some(LinExpr::var(fresh(dom, true, itv)?))
             }
         }
-        Expr::RealDiv(a, b) => {
+        Expr::RealDiv(a, b) | Expr::ExactDiv(a, b) => {
             let Some((la, lb)) = two(dom, a, b)? else {
                 return Ok(None);
             };
             let k = lb.constant_term();
+            let int = matches!(e, Expr::ExactDiv(..));
             if lb.is_constant() && k != 0 {
                 match la.exact_div(k) {
                     Some(q) => Some(q),
                     None => {
-                        // t = a / k exactly: k·t - a = 0.
-                        let t = fresh(dom, false, Interval::TOP)?;
+                        // t = a / k exactly: k·t - a = 0 (an integer for an exact division).
+                        let t = fresh(dom, int, Interval::TOP)?;
                         if let Some(c) = LinExpr::term(k, t).checked_sub(&la) {
                             dom.meet_constraint(&LinConstraint::new(c, ConstraintKind::Eq))?;
                         }

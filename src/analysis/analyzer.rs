@@ -65,6 +65,8 @@ pub(super) struct Analyzer<'a> {
     pub(super) sites: Sites<'a>,
     /// The values of the reads of the instruction being transferred (`memory::mem_reads`).
     pub(super) loads: Vec<(&'a Place, Dim)>,
+    /// The values of the narrowing conversions of the instruction being transferred.
+    pub(super) convs: Vec<(&'a crate::ir::Expr, Dim)>,
     /// Functions of the program that store nothing through pointers (their calls leave the
     /// memory layer's equality alone).
     pub(super) effect_free: HashSet<String>,
@@ -72,6 +74,8 @@ pub(super) struct Analyzer<'a> {
 
 /// Most worklist steps before the analysis gives up (reported as a timeout).
 const MAX_TRANSFERS: usize = 2_000_000;
+/// Sub-states an effect diff point keeps apart by their live guards; beyond, Join-Equiv.
+const EFFECT_SUBSTATES: usize = 8;
 /// Iterations at one loop head after which everything there is joined before widening.
 const MAX_HEAD_ITERS: usize = 40;
 
@@ -214,6 +218,7 @@ impl<'a> Analyzer<'a> {
             dying_guards,
             sites,
             loads: vec![],
+            convs: vec![],
             effect_free: crate::correlate::effect_free(&c.program),
         })
     }
@@ -365,15 +370,29 @@ impl<'a> Analyzer<'a> {
         let pairs = &self.dim_pairs;
         let mut s = if self.canon_points.contains(&p) && self.opts.canon != Canon::None {
             // A guard that is still live selects what runs next; joining its true and false
-            // sub-states would run both, so Join-Equiv keeps them apart (at returns too: Δ
+            // sub-states would run both, so Join-Equiv keeps them apart (at diff points too: Δ
             // reads the state before this, and an early return inside a loop is a diff point
-            // whose live loop guards must survive it). Effects (calls, output) keep the
-            // paper's Join-Equiv: code full of them split into too many sub-states.
+            // whose live loop guards must survive it). At effects (calls, output), which code
+            // may be full of, only while that leaves few sub-states; then the paper's Join-Equiv.
             let canon = match self.opts.canon {
-                Canon::JoinEquiv if !self.effect_points.contains(&p) => Canon::None,
+                Canon::JoinEquiv => Canon::None,
                 c => c,
             };
-            state::canonize(state, canon, pairs, &self.kept_guards, self.budget)?
+            let kept = state::canonize(state, canon, pairs, &self.kept_guards, self.budget)?;
+            if canon == Canon::None
+                && self.effect_points.contains(&p)
+                && kept.len() > EFFECT_SUBSTATES
+            {
+                state::canonize(
+                    kept,
+                    Canon::JoinEquiv,
+                    pairs,
+                    &self.kept_guards,
+                    self.budget,
+                )?
+            } else {
+                kept
+            }
         } else {
             state
         };

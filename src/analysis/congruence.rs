@@ -83,7 +83,7 @@ impl Analyzer<'_> {
     /// A translator in `s` that knows no reads of the instruction (congruence is decided
     /// before the pair runs).
     fn tr_plain<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
-        self.tr_loads(s, &[])
+        self.tr_loads(s, &[], &[])
     }
 }
 
@@ -150,6 +150,7 @@ pub fn equal_exprs(
         floats: sem.floats,
         budget,
         loads: &[],
+        convs: &[],
     };
     if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
         if let Some(diff) = a.checked_sub(&b) {

@@ -19,6 +19,13 @@
 //!   new read of one address give one value, whichever code shapes made them (`s[i]` against
 //!   `*p` with `p = s + i`);
 //! * congruence (`congruence`): two reads of equal addresses in equal memories are equal;
+//! * narrowing integer conversions (`(char)c`, `(unsigned char)c` of an `int`) are sites too:
+//!   their operand in the address dimension, their result in the value dimension, recorded as
+//!   a conversion fact that no write ends (a conversion is a function of its operand). The
+//!   domain cannot follow a conversion of an operand spanning many multiples of the modulus,
+//!   but another conversion of an equal operand, in either version, gives the same bits: so
+//!   `*s == (char)c` and `*(unsigned char *)s == (unsigned char)c` are related, as reads of one
+//!   byte as two types are;
 //! * a matched pair of stores of equal values at equal addresses, and a matched pair of calls
 //!   of one external function with equal arguments, keep the memories equal.
 //!
@@ -104,6 +111,9 @@ pub struct Mem {
     pub pending: im::OrdMap<u32, Tag>,
     /// Valid facts: access site → whose memory it describes.
     pub facts: im::OrdMap<u32, Tag>,
+    /// Valid conversion facts (conversion sites whose dimensions hold an operand and its
+    /// converted value): a function of the operand, true in both versions whatever memory does.
+    pub convs: im::OrdSet<u32>,
     /// A global was written directly by one version and not alike by the other: the globals'
     /// values are compared as variables, but a pointer may point to one, so reads through
     /// pointers no longer agree, and a call may read it.
@@ -117,6 +127,7 @@ impl Mem {
             equal: false,
             pending: im::OrdMap::new(),
             facts: im::OrdMap::new(),
+            convs: im::OrdSet::new(),
             globals_differ: true,
         }
     }
@@ -160,6 +171,7 @@ impl Mem {
                 im::OrdMap::new()
             },
             facts,
+            convs: self.convs.clone().intersection(o.convs.clone()),
             globals_differ: self.globals_differ || o.globals_differ,
         }
     }
@@ -171,6 +183,7 @@ impl Mem {
             && o.facts
                 .iter()
                 .all(|(k, t)| self.facts.get(k).is_some_and(|u| u.join(*t) == Some(*t)))
+            && o.convs.iter().all(|k| self.convs.contains(k))
     }
 
     /// The memories became equal again (after a matched pair of equal writes): every fact of
@@ -221,7 +234,13 @@ pub fn reads_agree(c: &crate::correlate::Correlated, s: &Sub) -> bool {
 
 /// A read or write through a pointer at one product position.
 pub struct Site<'a> {
-    pub place: &'a Place,
+    /// The place read or written; `None` for a conversion site.
+    pub place: Option<&'a Place>,
+    /// A narrowing integer conversion (`(unsigned char)c`) instead of a memory access: its
+    /// "address" dimension holds the value converted, its value the result, and its facts
+    /// (never invalidated: a conversion is a function of its operand) let another conversion
+    /// of an equal value, in either version, give the same bits.
+    pub conv: Option<&'a Expr>,
     pub ty: CType,
     pub size: u64,
     pub addr: Dim,
@@ -240,6 +259,17 @@ pub struct Site<'a> {
     /// The slot whose dimensions it uses (shared with other sites: recording this site's
     /// fact ends theirs).
     pub slot: usize,
+}
+
+/// A site as the planning of [`Sites::new`] sees it.
+struct Planned<'a> {
+    pos: usize,
+    place: Option<&'a Place>,
+    conv: Option<&'a Expr>,
+    store: bool,
+    definite: bool,
+    side: Side,
+    pre: bool,
 }
 
 /// The dimensions of one slot.
@@ -363,18 +393,44 @@ pub fn through_pointer(p: &Place) -> bool {
     p.root_var().is_none()
 }
 
-/// Reads through pointers in `e`, inner ones first (an address may depend on a read), each
-/// with whether it happens whenever `e` is evaluated (`definite`: not behind `&&` or `||`).
-fn reads_in<'a>(e: &'a Expr, definite: bool, out: &mut Vec<(&'a Place, bool)>) {
+/// What an instruction's expressions make the memory layer follow: a read through a pointer
+/// (with whether it happens whenever the expression is evaluated: not behind `&&` or `||`), or
+/// a narrowing integer conversion.
+enum Item<'a> {
+    Read(&'a Place, bool),
+    Conv(&'a Expr),
+}
+
+/// Whether `e` is a conversion to a narrower integer type (whose value the domain cannot
+/// follow when the operand spans several multiples of the modulus).
+fn narrowing(e: &Expr) -> Option<&Expr> {
+    match (&e.kind, &e.ty) {
+        (ExprKind::Cast(x), CType::Int { bits, .. }) if *bits <= 16 => match x.ty {
+            CType::Int { bits: from, .. } if from > *bits => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The reads through pointers and the conversions in `e`, inner ones first (an address may
+/// depend on a read).
+fn reads_in<'a>(e: &'a Expr, definite: bool, out: &mut Vec<Item<'a>>) {
     match &e.kind {
         ExprKind::Load(p) => {
             reads_in_place(p, definite, out);
             if through_pointer(p) && e.ty.is_scalar() {
-                out.push((p, definite));
+                out.push(Item::Read(p, definite));
             }
         }
         ExprKind::AddrOf(p) => reads_in_place(p, definite, out),
-        ExprKind::Unary(_, x) | ExprKind::Cast(x) => reads_in(x, definite, out),
+        ExprKind::Cast(x) => {
+            reads_in(x, definite, out);
+            if narrowing(e).is_some() {
+                out.push(Item::Conv(e));
+            }
+        }
+        ExprKind::Unary(_, x) => reads_in(x, definite, out),
         ExprKind::Binary(_, a, b) => {
             reads_in(a, definite, out);
             reads_in(b, definite, out);
@@ -387,7 +443,7 @@ fn reads_in<'a>(e: &'a Expr, definite: bool, out: &mut Vec<(&'a Place, bool)>) {
     }
 }
 
-fn reads_in_place<'a>(p: &'a Place, definite: bool, out: &mut Vec<(&'a Place, bool)>) {
+fn reads_in_place<'a>(p: &'a Place, definite: bool, out: &mut Vec<Item<'a>>) {
     match p {
         Place::Var(_) => {}
         Place::Deref(e, _) => reads_in(e, definite, out),
@@ -439,46 +495,66 @@ impl<'a> Sites<'a> {
             let side = origin_side(pos);
             let all = reads
                 .into_iter()
-                .map(|(p, definite)| (p, false, definite))
-                .chain(store.map(|p| (p, true, true)));
+                .map(|item| match item {
+                    Item::Read(p, definite) => (Some(p), None, false, definite),
+                    Item::Conv(e) => (None, Some(e), false, true),
+                })
+                .chain(store.map(|p| (Some(p), None, true, true)));
             // An instruction's sites take distinct slots: their values are all read at once.
-            for (place, is_store, definite) in all.take(MAX_SLOTS) {
+            for (place, conv, is_store, definite) in all.take(MAX_SLOTS) {
                 if planned.len() >= MAX_SITES {
                     break;
                 }
                 let pre = matches!(&ins.kind, InstrKind::Assign(_, e) if is_store && converted(e).is_some());
-                planned.push((pos, place, is_store, definite, side, pre));
+                planned.push(Planned {
+                    pos,
+                    place,
+                    conv,
+                    store: is_store,
+                    definite,
+                    side,
+                    pre,
+                });
             }
         }
         // Dimensions per slot: sites take the slots in turn (neighbours rarely share one),
         // and a slot's value dimension ranges over every type its sites have.
         let slot_of = |k: usize| k % MAX_SLOTS;
         let n_slots = planned.len().min(MAX_SLOTS);
+        let ty_of = |m: &Planned<'_>| match (m.place, m.conv) {
+            (Some(p), _) => f.func.place_ty(p),
+            (None, Some(e)) => e.ty.clone(),
+            (None, None) => CType::Void,
+        };
         let mut slots: Vec<SlotDims> = vec![];
         for slot in 0..n_slots {
-            let members: Vec<&(usize, &Place, bool, bool, Side, bool)> = planned
+            let members: Vec<&Planned<'_>> = planned
                 .iter()
                 .enumerate()
                 .filter(|(k, _)| slot_of(*k) == slot)
                 .map(|(_, x)| x)
                 .collect();
-            let tys: Vec<CType> = members.iter().map(|m| f.func.place_ty(m.1)).collect();
+            let tys: Vec<CType> = members.iter().map(|m| ty_of(m)).collect();
             let ty = slot_type(&tys);
             let k = slot as u32;
             let part = |part: MemPart, ty: CType, name: String, dims: &mut Dims| {
                 dims.add(Loc::Mem { site: k, part, ty }, name)
             };
+            // A conversion's "address" is the value it converts: any integer.
+            let addr_ty = if members.iter().any(|m| m.conv.is_some()) {
+                CType::Int {
+                    bits: 65,
+                    signed: true,
+                }
+            } else {
+                CType::Ptr(Box::new(CType::Void))
+            };
             slots.push(SlotDims {
-                addr: part(
-                    MemPart::Addr,
-                    CType::Ptr(Box::new(CType::Void)),
-                    format!("&mem{k}"),
-                    dims,
-                ),
+                addr: part(MemPart::Addr, addr_ty, format!("&mem{k}"), dims),
                 val: part(MemPart::Val, ty, format!("mem{k}"), dims),
                 base: members
                     .iter()
-                    .any(|m| pointer_base(m.1).is_some())
+                    .any(|m| m.place.and_then(pointer_base).is_some())
                     .then(|| {
                         part(
                             MemPart::Base,
@@ -489,25 +565,28 @@ impl<'a> Sites<'a> {
                     }),
                 pre: members
                     .iter()
-                    .any(|m| m.5)
+                    .any(|m| m.pre)
                     .then(|| part(MemPart::Pre, CType::LONG, format!("pre{k}"), dims)),
             });
         }
-        for (k, (pos, place, is_store, definite, side, pre)) in planned.into_iter().enumerate() {
+        for (k, m) in planned.iter().enumerate() {
             let slot = &slots[slot_of(k)];
-            let ty = f.func.place_ty(place);
-            at.entry(pos).or_default().push(sites.len());
+            let ty = ty_of(m);
+            at.entry(m.pos).or_default().push(sites.len());
             sites.push(Site {
-                pre: slot.pre.filter(|_| pre),
-                base: slot.base.filter(|_| pointer_base(place).is_some()),
-                place,
+                pre: slot.pre.filter(|_| m.pre),
+                base: slot
+                    .base
+                    .filter(|_| m.place.and_then(pointer_base).is_some()),
+                place: m.place,
+                conv: m.conv,
                 size: layout_size(structs, &ty),
                 ty,
                 addr: slot.addr,
                 val: slot.val,
-                store: is_store,
-                side,
-                definite,
+                store: m.store,
+                side: m.side,
+                definite: m.definite,
                 slot: slot_of(k),
             });
         }
@@ -523,6 +602,7 @@ impl<'a> Analyzer<'a> {
     /// sites' values in `self.loads` for the instruction's own translation.
     pub(super) fn mem_reads(&mut self, p: usize, s: Sub) -> Result<Vec<Sub>> {
         self.loads.clear();
+        self.convs.clear();
         let Some(ids) = self.sites.at.get(&p).cloned() else {
             return Ok(vec![s]);
         };
@@ -534,12 +614,18 @@ impl<'a> Analyzer<'a> {
             }
             let mut next = vec![];
             for s in pieces {
-                next.extend(self.read(id, side, s)?);
+                next.extend(match self.sites.sites[id].place {
+                    Some(_) => self.read(id, side, s)?,
+                    None => self.convert(id, s)?,
+                });
             }
             pieces = next;
-            let place = self.sites.sites[id].place;
-            let vd = self.sites.sites[id].val;
-            self.loads.push((place, vd));
+            let site = &self.sites.sites[id];
+            match (site.place, site.conv) {
+                (Some(place), _) => self.loads.push((place, site.val)),
+                (None, Some(e)) => self.convs.push((e, site.val)),
+                (None, None) => {}
+            }
         }
         Ok(pieces)
     }
@@ -547,7 +633,10 @@ impl<'a> Analyzer<'a> {
     /// One read (site `id`) in `s`.
     fn read(&self, id: usize, side: Option<Tag>, mut s: Sub) -> Result<Vec<Sub>> {
         let site = &self.sites.sites[id];
-        let addr = self.tr(&s).address(site.place).and_then(|a| a.as_linear());
+        let Some(place) = site.place else {
+            return Ok(vec![s]);
+        };
+        let addr = self.tr(&s).address(place).and_then(|a| a.as_linear());
         let mut from = None;
         let mut both_access_with = None;
         if let (Some(a), Some(side)) = (&addr, side) {
@@ -567,7 +656,7 @@ impl<'a> Analyzer<'a> {
             }
             if let Some(k) = both_access_with {
                 // Both versions access these bytes: an invalid address is undefined in both.
-                self.valid_access(&mut s, site.place, a, site.size)?;
+                self.valid_access(&mut s, place, a, site.size)?;
                 self.valid_recorded_access(&mut s, k)?;
             }
         }
@@ -589,15 +678,29 @@ impl<'a> Analyzer<'a> {
                 s.mem.facts.remove(&(id as u32));
             }
         }
+        self.take_value(s, from, vd, &site.ty)
+    }
+
+    /// `vd` := the value `from` holds (the same bits read as the same type, or as the other
+    /// signedness: then equal where the value fits both types, 2^bits apart elsewhere, one
+    /// piece each), or a fresh value of type `ty` when there is none.
+    fn take_value(
+        &self,
+        mut s: Sub,
+        from: Option<(Dim, Reinterpret)>,
+        vd: Dim,
+        ty: &CType,
+    ) -> Result<Vec<Sub>> {
         let mut out = vec![];
         match from {
-            Some((v, _)) if v == vd => out.push(s),
+            Some((v, Reinterpret::Same)) if v == vd => out.push(s),
             Some((v, Reinterpret::Same)) => {
                 s.data.s_assign_linear(vd, &LinExpr::var(v), self.budget)?;
                 out.push(s);
             }
             Some((v, Reinterpret::Sign { bits, to_signed })) => {
-                // The same bits: equal where the value fits both types, 2^bits apart elsewhere.
+                // `v` may be `vd` itself (a fact of another site of the slot): constrained
+                // first, then assigned.
                 let half = 1i128 << (bits - 1);
                 let (fits, shift) = if to_signed {
                     ((ConstraintKind::Le, half - 1), -(1i128 << bits))
@@ -624,11 +727,65 @@ impl<'a> Analyzer<'a> {
                 }
             }
             None => {
-                self.fresh(&mut s, vd, &site.ty)?;
+                self.fresh(&mut s, vd, ty)?;
                 out.push(s);
             }
         }
         Ok(out)
+    }
+
+    /// One narrowing conversion (site `id`) in `s`: its operand into the site's "address"
+    /// dimension, its result into the value dimension — the translation's when it is exact,
+    /// else the same bits as an earlier conversion of an equal operand (in either version:
+    /// `(char)c` then `(unsigned char)c`), else the operand reduced into the type's range.
+    fn convert(&self, id: usize, mut s: Sub) -> Result<Vec<Sub>> {
+        let site = &self.sites.sites[id];
+        let (ad, vd) = (site.addr, site.val);
+        let Some(e) = site.conv else {
+            return Ok(vec![s]);
+        };
+        let ExprKind::Cast(x) = &e.kind else {
+            return Ok(vec![s]);
+        };
+        let tr = self.tr(&s);
+        let direct = tr.expr(e).as_linear();
+        let operand = tr.exact(x).as_linear();
+        let reach = operand.as_ref().and_then(|l| self.concrete_interval(&s, l));
+        let mut from = None;
+        if let Some(a) = &operand {
+            for k in s.mem.convs.iter().copied() {
+                let f = &self.sites.sites[k as usize];
+                if let Some(how) = reinterpret(&f.ty, &site.ty) {
+                    if entails_eq(&s, a, f.addr, self.budget)? {
+                        from = Some((f.val, how));
+                        break;
+                    }
+                }
+            }
+        }
+        self.claim_slot(&mut s, id);
+        match &operand {
+            Some(a) => {
+                s.data.s_assign_linear(ad, a, self.budget)?;
+                s.mem.convs.insert(id as u32);
+            }
+            None => {
+                s.data.s_forget(ad, self.budget)?;
+                s.mem.convs.remove(&(id as u32));
+            }
+        }
+        match (direct, from, operand) {
+            (Some(d), _, _) => {
+                s.data.s_assign_linear(vd, &d, self.budget)?;
+                Ok(vec![s])
+            }
+            (None, Some(f), _) => self.take_value(s, Some(f), vd, &site.ty),
+            (None, None, Some(a)) => {
+                s.data.s_assign_linear(vd, &a, self.budget)?;
+                self.reduce_into(s, vd, &site.ty, reach)
+            }
+            (None, None, None) => self.take_value(s, None, vd, &site.ty),
+        }
     }
 
     /// What an access without undefined behaviour implies: the bytes `[a, a + size)` lie in
@@ -657,7 +814,11 @@ impl<'a> Analyzer<'a> {
     fn record_base(&self, s: &mut Sub, id: usize) -> Result<()> {
         let site = &self.sites.sites[id];
         let Some(d) = site.base else { return Ok(()) };
-        match pointer_base(site.place).and_then(|b| self.tr(s).expr(b).as_linear()) {
+        match site
+            .place
+            .and_then(pointer_base)
+            .and_then(|b| self.tr(s).expr(b).as_linear())
+        {
             Some(b) => s.data.s_assign_linear(d, &b, self.budget),
             None => s.data.s_forget(d, self.budget),
         }
@@ -680,6 +841,16 @@ impl<'a> Analyzer<'a> {
             if s.mem.pending.contains_key(&k) {
                 s.mem.unequal();
             }
+        }
+        let convs: Vec<u32> = s
+            .mem
+            .convs
+            .iter()
+            .copied()
+            .filter(|&k| k as usize != id && self.sites.sites[k as usize].slot == slot)
+            .collect();
+        for k in convs {
+            s.mem.convs.remove(&k);
         }
     }
 
@@ -715,7 +886,10 @@ impl<'a> Analyzer<'a> {
         let val: Option<DExpr> = value.map(|v| tr.exact(v));
         let site = self.sites.at.get(&p).and_then(|ids| {
             ids.iter().copied().find(|&id| {
-                self.sites.sites[id].store && std::ptr::eq(self.sites.sites[id].place, place)
+                self.sites.sites[id].store
+                    && self.sites.sites[id]
+                        .place
+                        .is_some_and(|q| std::ptr::eq(q, place))
             })
         });
         let (Some(side), Some(a)) = (side, addr) else {

@@ -319,12 +319,17 @@ impl Analyzer<'_> {
 
     /// A translator for expressions in sub-state `s`.
     pub(super) fn tr<'s>(&'s self, s: &'s Sub) -> Tr<'s> {
-        self.tr_loads(s, &self.loads)
+        self.tr_loads(s, &self.loads, &self.convs)
     }
 
     /// A translator for expressions in sub-state `s` whose reads through pointers have the
-    /// values `loads` (none: unknown values).
-    pub(super) fn tr_loads<'s>(&'s self, s: &'s Sub, loads: &'s [(&'s Place, Dim)]) -> Tr<'s> {
+    /// values `loads` and whose narrowing conversions the values `convs` (none: translated).
+    pub(super) fn tr_loads<'s>(
+        &'s self,
+        s: &'s Sub,
+        loads: &'s [(&'s Place, Dim)],
+        convs: &'s [(&'s Expr, Dim)],
+    ) -> Tr<'s> {
         Tr {
             dims: &self.dims,
             func: &self.f.func,
@@ -334,6 +339,7 @@ impl Analyzer<'_> {
             floats: self.opts.floats,
             budget: self.budget,
             loads,
+            convs,
         }
     }
 
@@ -458,67 +464,101 @@ impl Analyzer<'_> {
                 return Ok(out);
             }
         }
-        let x = self.tr(&s).expr(e);
+        // A conversion between integer types at the top, of a value the translation cannot
+        // bound (it is not linear: `(size_t)((p - q) / 4)`), is that value reduced into the
+        // target's range: assigned as it is, then reduced below. (A linear one the translation
+        // converts itself; splitting it by windows here only multiplied sub-states.)
+        let (e, converted) = match &e.kind {
+            ExprKind::Cast(x)
+                if ty.is_integer()
+                    && ty != CType::Bool
+                    && x.ty.is_integer()
+                    && x.ty != CType::Bool
+                    && self.tr(&s).exact(x).as_linear().is_none() =>
+            {
+                (&**x, true)
+            }
+            _ => (e, false),
+        };
+        let x = if converted {
+            self.tr(&s).exact(e)
+        } else {
+            self.tr(&s).expr(e)
+        };
         // Where the C values of the operands put the mathematical result (before `d` changes).
         let reach = x.as_linear().and_then(|l| self.concrete_interval(&s, &l));
         s.data.s_assign_expr(d, &x, self.budget)?;
-        // Wrapping types: a result outside the range is not the C value.
-        if wraps(&ty, self.opts.overflow) {
-            if let Some((lo, hi)) = type_range(&ty) {
-                let b = s.data.s_bounds(&LinExpr::var(d), self.budget)?;
-                if !b.is_empty()
-                    && (b.lower < dizy_domains::Bound::int(lo)
-                        || b.upper > dizy_domains::Bound::int(hi))
-                {
-                    let m = hi - lo + 1;
-                    if let Some((a, z)) = reach.filter(|(a, z)| *a >= lo - m && *z <= hi + m) {
-                        // At most one wrap either way (`n - 1` from 0, `i + 1` at the top):
-                        // one exact piece per window the result may fall in.
-                        let mut out = vec![];
-                        for k in [0, m, -m] {
-                            if a + k > hi || z + k < lo {
-                                continue;
-                            }
-                            let mut piece = s.clone();
-                            meet(
-                                &mut piece.data,
-                                &[(1, d)],
-                                ConstraintKind::Ge,
-                                lo - k,
-                                self.budget,
-                            )?;
-                            meet(
-                                &mut piece.data,
-                                &[(1, d)],
-                                ConstraintKind::Le,
-                                hi - k,
-                                self.budget,
-                            )?;
-                            if piece.data.s_is_bottom(self.budget)? {
-                                continue;
-                            }
-                            if k != 0 {
-                                let shifted = LinExpr::var(d)
-                                    .checked_add_constant(k)
-                                    .expect("shift within i128");
-                                piece.data.s_assign_linear(d, &shifted, self.budget)?;
-                            }
-                            out.push(piece);
-                        }
-                        return Ok(out);
-                    }
-                    s.data.s_forget(d, self.budget)?;
-                    meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
-                    meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
-                }
-            }
+        // Wrapping types (and conversions): a result outside the range is not the C value.
+        if converted || wraps(&ty, self.opts.overflow) {
+            return self.reduce_into(s, d, &ty, reach);
         }
+        Ok(vec![s])
+    }
+
+    /// `d`, just assigned a mathematical value whose operands' C values put it in `reach`,
+    /// reduced into `ty`'s range as a conversion does: one exact piece per window of the
+    /// modulus when it wraps at most once either way (`n - 1` from 0, `i + 1` at the top, a
+    /// signed byte read as unsigned), otherwise any value of the type.
+    pub(super) fn reduce_into(
+        &self,
+        mut s: Sub,
+        d: Dim,
+        ty: &CType,
+        reach: Option<(i128, i128)>,
+    ) -> Result<Vec<Sub>> {
+        let Some((lo, hi)) = type_range(ty) else {
+            return Ok(vec![s]);
+        };
+        let b = s.data.s_bounds(&LinExpr::var(d), self.budget)?;
+        if b.is_empty()
+            || (b.lower >= dizy_domains::Bound::int(lo) && b.upper <= dizy_domains::Bound::int(hi))
+        {
+            return Ok(vec![s]);
+        }
+        let m = hi - lo + 1;
+        if let Some((a, z)) = reach.filter(|(a, z)| *a >= lo - m && *z <= hi + m) {
+            let mut out = vec![];
+            for k in [0, m, -m] {
+                if a + k > hi || z + k < lo {
+                    continue;
+                }
+                let mut piece = s.clone();
+                meet(
+                    &mut piece.data,
+                    &[(1, d)],
+                    ConstraintKind::Ge,
+                    lo - k,
+                    self.budget,
+                )?;
+                meet(
+                    &mut piece.data,
+                    &[(1, d)],
+                    ConstraintKind::Le,
+                    hi - k,
+                    self.budget,
+                )?;
+                if piece.data.s_is_bottom(self.budget)? {
+                    continue;
+                }
+                if k != 0 {
+                    let shifted = LinExpr::var(d)
+                        .checked_add_constant(k)
+                        .expect("shift within i128");
+                    piece.data.s_assign_linear(d, &shifted, self.budget)?;
+                }
+                out.push(piece);
+            }
+            return Ok(out);
+        }
+        s.data.s_forget(d, self.budget)?;
+        meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
+        meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
         Ok(vec![s])
     }
 
     /// The values linear expression `l` can take in `s`, each dimension bounded by the state
     /// and by its C type (a variable always holds a value of its type), if finite.
-    fn concrete_interval(&self, s: &Sub, l: &LinExpr) -> Option<(i128, i128)> {
+    pub(super) fn concrete_interval(&self, s: &Sub, l: &LinExpr) -> Option<(i128, i128)> {
         let (mut lo, mut hi) = (l.constant_term(), l.constant_term());
         for &(d, a) in l.terms() {
             let (tl, th) = type_range(self.dims.ty_of(&self.f.func, d))?;

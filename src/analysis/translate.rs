@@ -45,6 +45,9 @@ pub struct Tr<'a> {
     /// Values of the reads through pointers of the instruction being transferred, by place
     /// (identity, not structure: the same text may be read twice with different results).
     pub loads: &'a [(&'a Place, dizy_domains::Dim)],
+    /// Values of the narrowing conversions of the instruction (`memory::Item::Conv`), by
+    /// expression identity.
+    pub convs: &'a [(&'a Expr, dizy_domains::Dim)],
 }
 
 /// The value range of an integer (or pointer) type.
@@ -212,7 +215,10 @@ impl Tr<'_> {
                 DExpr::Range(Some(0), Some(1))
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty),
-            ExprKind::Cast(x) => self.cast(x, &e.ty),
+            ExprKind::Cast(x) => match self.convs.iter().find(|(c, _)| std::ptr::eq(*c, e)) {
+                Some((_, d)) => DExpr::Var(*d),
+                None => self.cast(x, &e.ty),
+            },
             ExprKind::Load(p) => match self.place_dim(p) {
                 Some(d) => DExpr::Var(d),
                 None => self.range_expr(&e.ty),
@@ -247,7 +253,7 @@ impl Tr<'_> {
                     let bytes = DExpr::sub(self.expr(a), self.expr(b));
                     match self.elem_size(&a.ty) {
                         1 => bytes,
-                        k => DExpr::div(bytes, DExpr::Const(k)),
+                        k => DExpr::exact_div(bytes, DExpr::Const(k)),
                     }
                 }
                 Eq | Ne | Lt | Le | Gt | Ge => DExpr::Range(Some(0), Some(1)),
