@@ -273,8 +273,33 @@ pub(super) fn one_function(
         }
     };
     let listing = opts.details.then(|| correlate::print_correlated(&c));
-    // The analysis or Δ stopped (a limit, or an internal error): no verdict, the reason.
+    // The analysis or Δ stopped (a limit, or an internal error): no proof and no Δ. A limit
+    // still leaves a difference to find: the pre-pass's, or a search without Δ in the time
+    // left; with one the verdict is `different`, otherwise the reason.
     let stopped = |e: crate::diag::Error| {
+        if e.is_stop() && !opts.no_witness {
+            let witness = early.clone().or_else(|| {
+                let mut wopts = opts.witness.clone();
+                wopts.time =
+                    FunctionTime::left(budget.end).map_or(wopts.time, |t| wopts.time.min(t));
+                let none = delta::Delta {
+                    points: vec![],
+                    equivalent: false,
+                };
+                (!wopts.time.is_zero())
+                    .then(|| {
+                        crate::witness::search(po, pn, name, &none, &wopts, None, &whole).witness
+                    })
+                    .flatten()
+            });
+            if let Some(r) =
+                witness.and_then(|w| stopped_with_witness(po, pn, name, w, opts, start, &e))
+            {
+                let mut r = r;
+                r.correlating = listing.clone();
+                return r;
+            }
+        }
         let v = if e.is_stop() {
             Verdict::Timeout
         } else {
@@ -453,6 +478,43 @@ pub(super) fn one_function(
 /// Run `w` natively (`--validate native`): on success mark it, otherwise give a note and
 /// whether native execution refuted it (then the witness must not support `different`); an
 /// error when the compiler or a run ran into a resource limit.
+/// The report of a function whose analysis stopped at a limit but for which `w` was found:
+/// `different`, once the witness stands (`--validate native` confirms it, and a file with
+/// `long double` needs that), with a note that there is no Δ; `None` when it does not stand.
+fn stopped_with_witness(
+    po: &GclProgram,
+    pn: &GclProgram,
+    name: &str,
+    mut w: crate::witness::Witness,
+    opts: &DiffOptions,
+    start: Instant,
+    why: &crate::diag::Error,
+) -> Option<FunctionReport> {
+    let long_double =
+        !po.program.long_double_lines.is_empty() || !pn.program.long_double_lines.is_empty();
+    let mut notes = vec![Note::new(
+        NoteKind::Analysis,
+        format!("the analysis stopped ({why}): no Δ, but the witness shows a difference"),
+    )];
+    if opts.validate == Validate::Native {
+        match validate_native(po, pn, name, &mut w, opts) {
+            // Confirmed.
+            Ok(None) => {}
+            // Not applicable: the interpreter's witness stands, except with `long double`.
+            Ok(Some((false, note))) if !long_double => {
+                notes.push(Note::new(NoteKind::Witness, note))
+            }
+            _ => return None,
+        }
+    } else if long_double {
+        return None;
+    }
+    let mut r = report(name, Verdict::Different, start);
+    r.witness = Some(w);
+    r.notes = notes;
+    Some(r)
+}
+
 fn validate_native(
     po: &GclProgram,
     pn: &GclProgram,

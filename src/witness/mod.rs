@@ -376,7 +376,21 @@ struct Runner<'a> {
     /// which it was found: kept while the search looks a little longer for one on which both
     /// versions run cleanly, a plainer demonstration.
     unsafe_witness: Option<(Witness, usize)>,
+    /// Whether the neighbourhood of the first unsafe witness was searched ([`Runner::repair`]).
+    repair: Repair,
 }
+
+/// The state of [`Runner::repair`]: it runs once, from inside the first unsafe candidate's
+/// [`Runner::try_inputs`], and its own candidates do not start it again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Repair {
+    Pending,
+    Running,
+    Done,
+}
+
+/// Candidates [`Runner::repair`] may run, on top of [`CLEAN_WITNESS_RUNS`].
+const REPAIR_RUNS: usize = 600;
 
 /// Runs spent looking for a clean witness once one with an invalid access is known.
 const CLEAN_WITNESS_RUNS: usize = 300;
@@ -490,9 +504,94 @@ impl Runner<'_> {
             if self.unsafe_witness.is_none() {
                 self.unsafe_witness = Some((w, self.runs));
             }
+            if self.repair == Repair::Pending {
+                return self.repair();
+            }
             return None;
         }
         Some(w)
+    }
+
+    /// The neighbourhood of the first witness with an invalid access: its scalars changed one
+    /// at a time, then two at a time, to small values, the sizes of its buffers and the values
+    /// that wrap onto its buffers' bytes (`c = 'a' + 256` for a character parameter compared as
+    /// `int` in one version and as `unsigned char` in the other). A count one larger than a
+    /// buffer usually is what made the access invalid; the difference behind it usually shows
+    /// with a count that fits.
+    fn repair(&mut self) -> Option<Witness> {
+        self.repair = Repair::Running;
+        let found = self.repair_search();
+        self.repair = Repair::Done;
+        found
+    }
+
+    fn repair_search(&mut self) -> Option<Witness> {
+        let (w, at) = self.unsafe_witness.clone()?;
+        let args = w.args;
+        let scalars: Vec<usize> = (0..self.params.len())
+            .filter(|&k| self.params[k].shape.is_scalar() && !self.params[k].ty.is_pointer())
+            .collect();
+        let mut pool: Vec<i128> = vec![0, 1, 2, 3, 4, 8, -1, 127, 128, 255, 256, -128];
+        let mut bytes: Vec<u8> = vec![];
+        for a in &args {
+            if let Input::Buffer(b) = a {
+                for n in [b.len(), b.len().saturating_sub(1), b.len() + 1] {
+                    pool.push(n as i128);
+                }
+                bytes.extend(b.iter().copied().filter(|x| *x != 0));
+            }
+        }
+        bytes.sort_unstable();
+        bytes.dedup();
+        for b in bytes.into_iter().take(8) {
+            pool.extend([b as i128, b as i128 + 256, b as i8 as i128]);
+        }
+        let mut seen = std::collections::HashSet::new();
+        pool.retain(|v| seen.insert(*v));
+        let lit = |k: usize, v: i128| -> Input {
+            Input::Scalar(if self.params[k].ty.is_float() {
+                format!("{v}.0")
+            } else {
+                v.to_string()
+            })
+        };
+        let mut tries: Vec<Vec<Input>> = vec![];
+        for &k in &scalars {
+            for &v in &pool {
+                let mut t = args.clone();
+                t[k] = lit(k, v);
+                tries.push(t);
+            }
+        }
+        for (i, &a) in scalars.iter().enumerate() {
+            for &b in &scalars[i + 1..] {
+                for &v in &pool {
+                    for &u in &pool {
+                        let mut t = args.clone();
+                        t[a] = lit(a, v);
+                        t[b] = lit(b, u);
+                        tries.push(t);
+                    }
+                }
+            }
+        }
+        let start = self.runs;
+        // The clean-witness allowance counts from the end of the repair.
+        for t in tries.into_iter().take(REPAIR_RUNS) {
+            if let Some((_, at)) = &mut self.unsafe_witness {
+                *at = self.runs;
+            }
+            if let Some(w) = self.try_inputs(&t, "search (near an invalid access)") {
+                return Some(w);
+            }
+            if self.exhausted() {
+                break;
+            }
+        }
+        if let Some((_, a)) = &mut self.unsafe_witness {
+            *a = at + (self.runs - start);
+        }
+        None
     }
 }
 
@@ -543,6 +642,7 @@ pub fn search(
         budget,
         bits_only: None,
         unsafe_witness: None,
+        repair: Repair::Pending,
     };
     let witness = search::run(&mut r, delta, corr).or(r.unsafe_witness.map(|(w, _)| w));
     let notes = match (&witness, r.bits_only) {
@@ -586,5 +686,36 @@ mod value_tests {
         assert!(same_value("{0x01, 0x02}", "{0x01, 0x02}"));
         assert!(!same_value("{0x01, 0x02}", "{0x02, 0x01}"));
         assert!(same_value("{.a = ?, .b = 2}", "{.a = 5, .b = 2}"));
+    }
+}
+
+#[cfg(test)]
+mod repair_tests {
+    use super::testutil::pair;
+
+    /// The old version compares a signed `char` with an `int`, the new one a byte with
+    /// `(unsigned char)c`, walking from the end (`s + n - 1` leaves the buffer when n = 0):
+    /// the first differing candidate is an out-of-bounds one; its neighbourhood holds a clean
+    /// one (a `c` that wraps onto a byte of the buffer).
+    #[test]
+    fn an_invalid_access_is_repaired_into_a_clean_witness() {
+        let old = "void *f(const void *s, int c, unsigned long n) {\n  const char *t = s; const char *last = 0; int i;\n  for (i = n; i; --i) { if (*t == c) last = t; ++t; }\n  return (void *)last;\n}\n";
+        let new = "void *f(const void *s, int c, unsigned long n) {\n  const unsigned char *sp = (const unsigned char *)s + n - 1;\n  while (n--) { if (*sp == (unsigned char)c) return (void *)sp; sp--; }\n  return 0;\n}\n";
+        let p = pair(old, new, "f");
+        let opts = super::Options {
+            time: std::time::Duration::from_secs(60),
+            ..Default::default()
+        };
+        let budget = crate::limits::Budget::unlimited();
+        let s = super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c), &budget);
+        let w = s.witness.expect("a witness");
+        assert!(
+            w.old.undefined.is_none() && w.new.undefined.is_none(),
+            "{:?}: {:?} / {:?}",
+            w.inputs,
+            w.old,
+            w.new
+        );
+        assert!(super::differ(&w.old, &w.new));
     }
 }

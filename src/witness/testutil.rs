@@ -67,6 +67,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         budget: &budget,
         bits_only: None,
         unsafe_witness: None,
+        repair: super::Repair::Pending,
     };
     f(&mut r)
 }

@@ -101,7 +101,7 @@ impl Failure {
             Failure::FalseWitness(m) => format!("false witness: {m}"),
             Failure::Crash(m) => format!("crash: {m}"),
             Failure::Hang => {
-                "hang: dizy killed at twice its --timeout (per changed function) plus 10 s".into()
+                "hang: dizy killed at twice its --timeout (per changed function) plus its preprocessing bound per file plus 10 s".into()
             }
             Failure::Nondeterministic(m) => format!("nondeterministic: {m}"),
             Failure::Oracle(m) => format!("oracle error: {m}"),
@@ -146,10 +146,14 @@ fn run_dizy(cfg: &Config, dir: &Path, nfuncs: usize) -> Result<Json, Failure> {
         "--timeout",
         &cfg.timeout.to_string(),
     ]);
-    // Each changed function has its own timeout. dizy checks its clock between steps and can
+    // Each changed function has its own timeout, and each of the two files its preprocessing
+    // bound (dizy's `RunLimits::preprocess`). dizy checks its clock between steps and can
     // overrun by a second or two, and a loaded machine stretches that: only a run far past
     // the total budget is a hang.
-    let limit = Duration::from_secs_f64(2.0 * cfg.timeout * nfuncs as f64 + 10.0);
+    let pp = dizy::limits::RunLimits::new(Some(Duration::from_secs_f64(cfg.timeout)), None)
+        .preprocess
+        .as_secs_f64();
+    let limit = Duration::from_secs_f64(2.0 * pp + 2.0 * cfg.timeout * nfuncs as f64 + 10.0);
     let o = oracle::run(&mut cmd, b"", limit)
         .map_err(|e| Failure::Oracle(format!("cannot run {}: {e}", cfg.dizy.display())))?;
     if o.killed {
