@@ -56,15 +56,35 @@ fn timeless(out: &Output) -> serde_json::Value {
     v
 }
 
+/// The full entries (not the direct mode's records).
 fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![];
     for sub in std::fs::read_dir(dir).into_iter().flatten() {
-        for e in std::fs::read_dir(sub.unwrap().path()).into_iter().flatten() {
+        let sub = sub.unwrap().path();
+        if sub.file_name().is_some_and(|n| n == "direct") {
+            continue;
+        }
+        for e in std::fs::read_dir(sub).into_iter().flatten() {
             out.push(e.unwrap().path());
         }
     }
     out.sort();
     out
+}
+
+/// A copy of the unconfigured real-world fixture with its headers in `dir/tabs`.
+fn fixture_copy(dir: &Path) -> PathBuf {
+    let work = dir.join("tabs");
+    std::fs::create_dir_all(work.join("include")).unwrap();
+    let fixture = root().join("benchmarks/realworld/tabs");
+    for f in ["old.c", "new.c"] {
+        std::fs::copy(fixture.join(f), work.join(f)).unwrap();
+    }
+    for h in std::fs::read_dir(fixture.join("include")).unwrap() {
+        let h = h.unwrap().path();
+        std::fs::copy(&h, work.join("include").join(h.file_name().unwrap())).unwrap();
+    }
+    work
 }
 
 /// Rewrite every function verdict of an entry to `verdict`.
@@ -82,16 +102,7 @@ fn reports_are_reused_exactly_and_only_while_their_inputs_stay() {
     let cache = tmp.path().join("cache");
     let c = cache.to_str().unwrap();
     // The unconfigured real-world fixture with its headers: a header change must count.
-    let work = tmp.path().join("tabs");
-    std::fs::create_dir_all(work.join("include")).unwrap();
-    let fixture = root().join("benchmarks/realworld/tabs");
-    for f in ["old.c", "new.c"] {
-        std::fs::copy(fixture.join(f), work.join(f)).unwrap();
-    }
-    for h in std::fs::read_dir(fixture.join("include")).unwrap() {
-        let h = h.unwrap().path();
-        std::fs::copy(&h, work.join("include").join(h.file_name().unwrap())).unwrap();
-    }
+    let work = fixture_copy(tmp.path());
     let args = |fmt: &'static str| {
         vec![
             "diff", "old.c", "new.c", "-I", "include", "--format", fmt, "--cache", c,
@@ -158,6 +169,103 @@ fn reports_are_reused_exactly_and_only_while_their_inputs_stay() {
     assert_eq!(timeless(&after), timeless(&first_json));
 }
 
+/// The direct mode: a warm run with nothing changed runs no preprocessor (a `--cpp` wrapper
+/// counts its runs); a header created where an `#include` now finds it, an edited header and
+/// another source each make it run again, and each gives the report of a fresh analysis.
+#[test]
+fn direct_mode_skips_the_preprocessor_only_while_nothing_it_watched_changed() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let c = cache.to_str().unwrap();
+    let work = fixture_copy(tmp.path());
+    let log = tmp.path().join("cpp.log");
+    let wrapper = tmp.path().join("cpp");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\nexec cc \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runs = || {
+        std::fs::read_to_string(&log)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let w = wrapper.to_str().unwrap();
+    let args = [
+        "diff", "old.c", "new.c", "-I", "include", "--format", "json", "--cpp", w, "--cache", c,
+    ];
+    let first = dizy(&work, &args);
+    assert!(runs() > 0);
+    let before = runs();
+    let again = dizy(&work, &args);
+    assert_eq!(runs(), before, "a warm run ran the preprocessor");
+    assert!(
+        first.stdout == again.stdout,
+        "the stored report, byte for byte"
+    );
+
+    // Served from the cache: an altered entry shows, as long as nothing changes.
+    let entry = entries(&cache).pop().unwrap();
+    alter(&entry, "equivalent");
+    let altered = verdicts(&dizy(&work, &args));
+    assert!(altered.iter().all(|v| v == "equivalent"), "{altered:?}");
+
+    // A header created beside the sources shadows `include/system.h` for `#include
+    // "system.h"`: the directory changed, so the preprocessor runs and the analysis is fresh.
+    std::fs::copy(work.join("include/system.h"), work.join("system.h")).unwrap();
+    let before = runs();
+    let shadowed = dizy(&work, &args);
+    assert!(
+        runs() > before,
+        "a new header in a searched directory went unseen"
+    );
+    assert_eq!(timeless(&shadowed), timeless(&first), "a fresh analysis");
+    std::fs::remove_file(work.join("system.h")).unwrap();
+
+    // `#include <sys/types.h>` would now find `include/sys/types.h` first.
+    dizy(&work, &args);
+    let before = runs();
+    dizy(&work, &args);
+    assert_eq!(runs(), before);
+    std::fs::create_dir_all(work.join("include/sys")).unwrap();
+    std::fs::write(
+        work.join("include/sys/types.h"),
+        "#include_next <sys/types.h>\n",
+    )
+    .unwrap();
+    let before = runs();
+    dizy(&work, &args);
+    assert!(
+        runs() > before,
+        "a header in a new subdirectory went unseen"
+    );
+
+    // An edited header: a miss too.
+    dizy(&work, &args);
+    let before = runs();
+    dizy(&work, &args);
+    assert_eq!(runs(), before);
+    let mut text = std::fs::read_to_string(work.join("include/die.h")).unwrap();
+    text.push_str("/* touched */\n");
+    std::fs::write(work.join("include/die.h"), text).unwrap();
+    let before = runs();
+    dizy(&work, &args);
+    assert!(runs() > before, "an edited header went unseen");
+
+    // Another source: a miss.
+    let mut src = std::fs::read_to_string(work.join("new.c")).unwrap();
+    src.push_str("/* touched */\n");
+    std::fs::write(work.join("new.c"), src).unwrap();
+    let before = runs();
+    dizy(&work, &args);
+    assert!(runs() > before, "an edited source went unseen");
+}
+
 #[test]
 fn git_runs_reuse_entries_across_checkouts() {
     let tmp = tempfile::tempdir().unwrap();
@@ -219,4 +327,39 @@ fn git_runs_reuse_entries_across_checkouts() {
     let two = dizy(&repo, &log);
     assert!(one.stdout == two.stdout, "a re-run differs");
     assert_eq!(entries(&cache).len(), 4);
+}
+
+/// A header missing when the report was stored (a stand-in took its place), created later in
+/// an existing subdirectory of a search directory: the direct mode must not serve the old
+/// report, which the header changes.
+#[test]
+fn direct_mode_sees_a_missing_header_appear() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let work = tmp.path().join("w");
+    std::fs::create_dir_all(work.join("include/gen")).unwrap();
+    std::fs::write(work.join("include/gen/other.h"), "#define OTHER 1\n").unwrap();
+    std::fs::write(work.join("old.c"), "int f(int x) { return x; }\n").unwrap();
+    std::fs::write(
+        work.join("new.c"),
+        "#include <gen/extra.h>\nint f(int x) {\n#ifdef EXTRA\n  return x + 1;\n#else\n  return x;\n#endif\n}\n",
+    )
+    .unwrap();
+    let args = [
+        "diff",
+        "old.c",
+        "new.c",
+        "-I",
+        "include",
+        "--format",
+        "json",
+        "--cache",
+        cache.to_str().unwrap(),
+    ];
+    let first = verdicts(&dizy(&work, &args));
+    assert!(first.iter().all(|v| v != "different"), "{first:?}");
+    assert_eq!(verdicts(&dizy(&work, &args)), first);
+    std::fs::write(work.join("include/gen/extra.h"), "#define EXTRA 1\n").unwrap();
+    let now = verdicts(&dizy(&work, &args));
+    assert!(now.iter().any(|v| v == "different"), "{now:?}");
 }

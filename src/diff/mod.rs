@@ -7,7 +7,7 @@
 //! reaches into their internals; the `report` module renders the result.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::analysis;
@@ -301,12 +301,8 @@ pub fn worse_exit(a: u8, b: u8) -> u8 {
 /// Run the pipeline on a pair of files (or take its report from the cache).
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
     let fe = frontend_options(new, opts);
-    let entry = opts
-        .cache
-        .as_ref()
-        .and_then(|c| cache_entry(c, (old, new), &fe, opts));
-    if let Some(report) = entry.as_ref().and_then(crate::cache::Entry::load) {
-        for r in std::iter::once(&report).chain(report.configurations.iter().map(|c| &c.report)) {
+    let tell = |report: &Report| {
+        for r in std::iter::once(report).chain(report.configurations.iter().map(|c| &c.report)) {
             opts.progress.tell(ProgressEvent::Start {
                 file: &r.new,
                 functions: r.functions.len(),
@@ -318,7 +314,35 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
                 });
             }
         }
+    };
+    // The direct mode first: no preprocessor run when nothing watched changed.
+    let direct = opts
+        .cache
+        .as_ref()
+        .and_then(|c| direct_entry(c, (old, new), opts));
+    if let Some(report) = direct
+        .as_ref()
+        .and_then(crate::cache::Direct::lookup)
+        .and_then(|e| e.load())
+    {
+        tell(&report);
         return Ok(report);
+    }
+    let entry = opts
+        .cache
+        .as_ref()
+        .and_then(|c| cache_entry(c, (old, new), &fe, opts));
+    let record = |e: &crate::cache::Entry, inputs: &[String], missing: &[String]| {
+        if let (Some(d), Some(w)) = (&direct, watched(inputs, missing, &fe)) {
+            d.record(e, inputs, &w);
+        }
+    };
+    if let Some((e, inputs, missing)) = &entry {
+        if let Some(report) = e.load() {
+            record(e, inputs, missing);
+            tell(&report);
+            return Ok(report);
+        }
     }
     let (po, pn) = load_pair((old, new), opts)?;
     let mut report = diff_loaded(&po, &pn, Some((old, new)), opts);
@@ -332,8 +356,9 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
     for (from, to) in &opts.rename {
         report.rename_prefix(from, to);
     }
-    if let Some(e) = entry {
+    if let Some((e, inputs, missing)) = &entry {
         e.store(&report);
+        record(e, inputs, missing);
     }
     Ok(report)
 }
@@ -355,24 +380,9 @@ fn load_pair((old, new): (&Path, &Path), opts: &DiffOptions) -> Result<(GclProgr
     Ok((crate::load_gcl(old, &fe)?, crate::load_gcl(new, &fe)?))
 }
 
-/// The cache entry of a file pair: keyed on the options that decide the report (not the cache,
-/// the progress receiver or the renaming), the files' names as the report gives them, and every
-/// file either version's preprocessor reads.
-fn cache_entry(
-    cache: &crate::cache::Cache,
-    (old, new): (&Path, &Path),
-    fe: &crate::frontend::Options,
-    opts: &DiffOptions,
-) -> Option<crate::cache::Entry> {
-    let rename = |s: &str| {
-        opts.rename
-            .iter()
-            .fold(s.to_string(), |s, (from, to)| s.replace(from.as_str(), to))
-    };
-    let inputs = [
-        crate::frontend::input_files(old, fe).ok()?,
-        crate::frontend::input_files(new, fe).ok()?,
-    ];
+/// The options that decide a report, as the cache keys on them: all but the cache, the
+/// progress receiver, the renaming and the workers.
+fn decisive_options(opts: &DiffOptions) -> String {
     let decisive = DiffOptions {
         cache: None,
         progress: Progress::default(),
@@ -380,15 +390,135 @@ fn cache_entry(
         workers: None,
         ..opts.clone()
     };
-    cache.entry(
+    format!("{decisive:?}")
+}
+
+/// `s` with the report's renamings applied.
+fn renamed(opts: &DiffOptions, s: &str) -> String {
+    opts.rename
+        .iter()
+        .fold(s.to_string(), |s, (from, to)| s.replace(from.as_str(), to))
+}
+
+/// The cache entry of a file pair: keyed on the options that decide the report, the files'
+/// names as the report gives them, and every file either version's preprocessor reads (given
+/// back, both versions' in one list, with the headers found missing).
+fn cache_entry(
+    cache: &crate::cache::Cache,
+    (old, new): (&Path, &Path),
+    fe: &crate::frontend::Options,
+    opts: &DiffOptions,
+) -> Option<(crate::cache::Entry, Vec<String>, Vec<String>)> {
+    let rename = |s: &str| renamed(opts, s);
+    let (files_old, missing_old) = crate::frontend::input_files(old, fe).ok()?;
+    let (files_new, missing_new) = crate::frontend::input_files(new, fe).ok()?;
+    let inputs = [files_old, files_new];
+    let entry = cache.entry(
         (
             &rename(&old.display().to_string()),
             &rename(&new.display().to_string()),
         ),
-        &format!("{decisive:?}"),
+        &decisive_options(opts),
         [&inputs[0], &inputs[1]],
         &rename,
+    )?;
+    Some((entry, inputs.concat(), [missing_old, missing_new].concat()))
+}
+
+/// The direct-mode entry of a file pair (see [`crate::cache::Direct`]).
+fn direct_entry(
+    cache: &crate::cache::Cache,
+    (old, new): (&Path, &Path),
+    opts: &DiffOptions,
+) -> Option<crate::cache::Direct> {
+    let rename = |s: &str| renamed(opts, s);
+    cache.direct(
+        (
+            &rename(&old.display().to_string()),
+            &rename(&new.display().to_string()),
+        ),
+        &decisive_options(opts),
+        [old, new],
+        &rename,
     )
+}
+
+/// What else a preprocessor run that read `inputs` depends on: the preprocessor executable,
+/// the header search directories, the directories of the files read, and — for each file found
+/// in a search directory under a relative name — that name's directory in every search
+/// directory (its deepest existing part: creating `sys/x.h` in an earlier directory changes
+/// what `#include <sys/x.h>` finds), and so for each `missing` header's name, also beside every
+/// file read (a quoted include looks there first). `None` when the search directories cannot be
+/// listed.
+fn watched(
+    inputs: &[String],
+    missing: &[String],
+    fe: &crate::frontend::Options,
+) -> Option<Vec<String>> {
+    let search = crate::frontend::search_dirs(fe)?;
+    let mut out: Vec<String> = vec![];
+    let mut add = |p: String| {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    if fe.cpp.contains('/') {
+        add(fe.cpp.clone());
+    } else if let Some(path) = std::env::var_os("PATH") {
+        if let Some(exe) = std::env::split_paths(&path)
+            .map(|d| d.join(&fe.cpp))
+            .find(|p| p.is_file())
+        {
+            add(exe.display().to_string());
+        }
+    }
+    for d in &search {
+        add(d.clone());
+    }
+    // The deepest existing directory on the way from `base` to `base/sub`.
+    let deepest = |base: &Path, sub: &Path| -> String {
+        let mut p = base.join(sub);
+        while !p.exists() && p != base {
+            match p.parent() {
+                Some(q) => p = q.to_path_buf(),
+                None => break,
+            }
+        }
+        p.display().to_string()
+    };
+    let parents: Vec<PathBuf> = inputs
+        .iter()
+        .map(|f| match Path::new(f).parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        })
+        .collect();
+    for m in missing {
+        let sub = Path::new(m).parent().unwrap_or(Path::new(""));
+        for base in search
+            .iter()
+            .map(PathBuf::from)
+            .chain(parents.iter().cloned())
+        {
+            add(deepest(&base, sub));
+        }
+    }
+    for f in inputs {
+        let f = Path::new(f);
+        // The includer's own directory comes first for `#include "…"` (`.` for a bare name).
+        match f.parent() {
+            Some(p) if !p.as_os_str().is_empty() => add(p.display().to_string()),
+            _ => add(".".into()),
+        }
+        for d in &search {
+            let Ok(rel) = f.strip_prefix(d) else { continue };
+            let sub = rel.parent().unwrap_or(Path::new(""));
+            for e in &search {
+                add(deepest(Path::new(e), sub));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Run the pipeline on two loaded programs.

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Error, ErrorKind, Note, NoteKind, Result, Stop};
 use crate::ir::Program;
 use preprocess::{check_input_file, preprocess};
-pub use preprocess::{file_macro_args, SOURCE_DATE_EPOCH};
+pub use preprocess::{file_macro_args, search_dirs, SOURCE_DATE_EPOCH};
 
 pub use lines::LineMap;
 
@@ -127,8 +127,9 @@ pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
 /// The files the preprocessor reads for `path` (the file itself and every header it includes,
 /// active or not in this configuration), as its line markers name them, each once, in order
 /// of first mention; stand-ins for missing headers are not files of the project and are left
-/// out. What a result cache keys on besides the options.
-pub fn input_files(path: &Path, opts: &Options) -> Result<Vec<String>> {
+/// out. What a result cache keys on besides the options. Also gives the names of the missing
+/// headers as the source spells them (`gnulib/foo.h`), which a cache must watch for.
+pub fn input_files(path: &Path, opts: &Options) -> Result<(Vec<String>, Vec<String>)> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
     let pre = preprocess(path, opts, &display)?;
@@ -155,7 +156,8 @@ pub fn input_files(path: &Path, opts: &Options) -> Result<Vec<String>> {
             files.push(name.to_string());
         }
     }
-    Ok(files)
+    let missing = pre.missing.iter().map(|(h, _)| h.clone()).collect();
+    Ok((files, missing))
 }
 
 /// Load, preprocess, parse and lower `path`.

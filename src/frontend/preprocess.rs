@@ -405,3 +405,40 @@ fn diagnostic_place(diag: &str) -> Option<(&str, u32, &str)> {
     col.trim().parse::<u32>().ok()?;
     Some((file, line.trim().parse().ok()?, &diag[at + 2..]))
 }
+
+/// The directories the preprocessor searches for headers under `opts`, in order (`-iquote`
+/// ones, then `-I` ones, then the system's), as `cpp -v` lists them; `None` when it cannot be
+/// run. A header created in one of them, or in a subdirectory, may change what an `#include`
+/// finds: what the result cache's direct mode watches.
+pub fn search_dirs(opts: &Options) -> Option<Vec<String>> {
+    let mut cmd = opts.child.command(&opts.cpp).ok()?;
+    cmd.arg("-E")
+        .arg("-v")
+        .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
+    for d in &opts.quote_dirs {
+        cmd.arg("-iquote").arg(d);
+    }
+    for d in &opts.include_dirs {
+        cmd.arg("-I").arg(d);
+    }
+    cmd.args(["-x", "c", "/dev/null"]);
+    let out = output_bounded(&mut cmd, opts.time_limit).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    let mut dirs = vec![];
+    let mut inside = false;
+    for l in err.lines() {
+        if l.starts_with("#include \"...\" search starts here") {
+            inside = true;
+        } else if l.starts_with("End of search list") {
+            break;
+        } else if inside && l.starts_with(' ') {
+            // `(framework directory)` annotations do not occur on Linux; a trailing one is cut.
+            let d = l.trim().trim_end_matches(" (framework directory)");
+            dirs.push(d.to_string());
+        }
+    }
+    Some(dirs)
+}
