@@ -459,6 +459,15 @@ impl<'a> Analyzer<'a> {
         }
         // Loop head: forget what the loop body overwrites before reading, then make the state
         // canonical by guards and equivalences so widening pairs sub-states up.
+        let end = self
+            .c
+            .cfg
+            .loops()
+            .find(|(h, _)| h.index() == to)
+            .map_or(to, |(_, b)| b.index());
+        for s in union.iter_mut() {
+            self.mem_loop_head(s, to..=end)?;
+        }
         if let (Some(dd), Some(dg)) = (self.dead_dims.get(&to), self.dead_guards.get(&to)) {
             for s in union.iter_mut() {
                 for &d in dd {

@@ -35,7 +35,10 @@
 //! memory; any write of one version alone makes the memories unequal. Frames are not part of
 //! the equality: addresses of locals are unknown values (`translate`), so no two reads are
 //! ever proved to hit the same local. Reads are recorded even where a short-circuit skips them:
-//! a fresh value for the bytes at an address claims nothing.
+//! a fresh value for the bytes at an address claims nothing. At a loop head the facts of the
+//! loop body's sites end (pending writes excepted): the body reads and converts again in each
+//! iteration, and the hull of the iterations' sign splits grew until a domain operation ran
+//! out of budget and lost everything.
 
 use std::collections::HashMap;
 
@@ -241,6 +244,8 @@ pub struct Site<'a> {
     /// (never invalidated: a conversion is a function of its operand) let another conversion
     /// of an equal value, in either version, give the same bits.
     pub conv: Option<&'a Expr>,
+    /// The product position of the instruction.
+    pub pos: usize,
     pub ty: CType,
     pub size: u64,
     pub addr: Dim,
@@ -580,6 +585,7 @@ impl<'a> Sites<'a> {
                     .filter(|_| m.place.and_then(pointer_base).is_some()),
                 place: m.place,
                 conv: m.conv,
+                pos: m.pos,
                 size: layout_size(structs, &ty),
                 ty,
                 addr: slot.addr,
@@ -1043,6 +1049,55 @@ impl<'a> Analyzer<'a> {
             None => s.mem.facts.clear(),
         }
         s.mem.globals_differ = true;
+        Ok(())
+    }
+
+    /// At a loop head whose body spans positions `body`: the facts of the conversions inside
+    /// the body end, their dimensions forgotten. The body converts again in each iteration
+    /// (the fact saves nothing there), and joining the iterations' sign splits of a conversion
+    /// (`c'' = c'` where `c' >= 0`, `c' + 256` below) builds hulls whose constraints grow with
+    /// every iteration until a domain operation exceeds its budget and everything is lost.
+    /// Conversions before the loop keep their facts: the body's conversions of the same
+    /// operand find them in every iteration.
+    pub(super) fn mem_loop_head(
+        &self,
+        s: &mut Sub,
+        body: std::ops::RangeInclusive<usize>,
+    ) -> Result<()> {
+        let inside: Vec<u32> = s
+            .mem
+            .convs
+            .iter()
+            .copied()
+            .filter(|&k| body.contains(&self.sites.sites[k as usize].pos))
+            .collect();
+        for k in inside {
+            s.mem.convs.remove(&k);
+            let site = &self.sites.sites[k as usize];
+            s.data.s_forget(site.addr, self.budget)?;
+            s.data.s_forget(site.val, self.budget)?;
+        }
+        // So do the body's reads and settled writes (a pending write stays: the memories'
+        // equality depends on it), for the same reason: the next iteration reads again.
+        let stale: Vec<u32> = s
+            .mem
+            .facts
+            .keys()
+            .copied()
+            .filter(|k| {
+                body.contains(&self.sites.sites[*k as usize].pos) && !s.mem.pending.contains_key(k)
+            })
+            .collect();
+        for k in stale {
+            s.mem.facts.remove(&k);
+            let site = &self.sites.sites[k as usize];
+            for d in [Some(site.addr), Some(site.val), site.base, site.pre]
+                .into_iter()
+                .flatten()
+            {
+                s.data.s_forget(d, self.budget)?;
+            }
+        }
         Ok(())
     }
 

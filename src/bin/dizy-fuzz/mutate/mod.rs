@@ -60,6 +60,7 @@ pub const KINDS: &[Kind] = &[
     k("if-swap", true, "", false),
     k("int-type", false, "widths", false),
     k("int-type-same", true, "widths", false),
+    k("cast-sign", false, "widths", false),
     k("bool-type", false, "bool", false),
     k("bool-norm", true, "bool", false),
     k("enum-value", false, "enum", true),

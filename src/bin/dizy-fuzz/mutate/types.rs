@@ -150,6 +150,31 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 },
             )
         }
+        "cast-sign" => {
+            // `(char)e` ↔ `(unsigned char)e`, `(short)e` ↔ `(unsigned short)e`: the same bits,
+            // another value wherever the top bit is set (the conversions the memory layer's
+            // conversion sites relate)
+            let func = func_mut(p, fi);
+            nth_expr(
+                func,
+                &|e| {
+                    matches!(e, Expr::Cast(Ty::I(k), _)
+                        if matches!(k, IntK::Char | IntK::SChar | IntK::UChar | IntK::Short | IntK::UShort))
+                },
+                rng,
+                &mut |e, _| {
+                    if let Expr::Cast(Ty::I(k), x) = e.clone() {
+                        let flipped = match k {
+                            IntK::Char | IntK::SChar => IntK::UChar,
+                            IntK::UChar => IntK::Char,
+                            IntK::Short => IntK::UShort,
+                            _ => IntK::Short,
+                        };
+                        *e = Expr::Cast(Ty::I(flipped), x);
+                    }
+                },
+            )
+        }
         "float-nan" => {
             // `v != v` → 0 and `v == v` → 1: the same on reals, not for NaN
             let func = func_mut(p, fi);
