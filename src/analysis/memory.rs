@@ -835,26 +835,15 @@ impl<'a> Analyzer<'a> {
     /// is no longer known).
     fn claim_slot(&self, s: &mut Sub, id: usize) {
         let slot = self.sites.sites[id].slot;
-        let others: Vec<u32> = s
-            .mem
-            .facts
-            .keys()
-            .copied()
-            .filter(|&k| k as usize != id && self.sites.sites[k as usize].slot == slot)
-            .collect();
+        let rival = |k: &u32| *k as usize != id && self.sites.sites[*k as usize].slot == slot;
+        let others: Vec<u32> = s.mem.facts.keys().copied().filter(rival).collect();
         for k in others {
             s.mem.facts.remove(&k);
             if s.mem.pending.contains_key(&k) {
                 s.mem.unequal();
             }
         }
-        let convs: Vec<u32> = s
-            .mem
-            .convs
-            .iter()
-            .copied()
-            .filter(|&k| k as usize != id && self.sites.sites[k as usize].slot == slot)
-            .collect();
+        let convs: Vec<u32> = s.mem.convs.iter().copied().filter(rival).collect();
         for k in convs {
             s.mem.convs.remove(&k);
         }
