@@ -90,3 +90,36 @@ fn an_interrupted_query_leaves_top_not_a_broken_object() {
         assert!(w.join(v).is_ok() || w.join(v).err() == Some(DomainError::Timeout));
     }
 }
+
+/// BHRZ03's evolving-points step is quadratic in the operands' vertices and PPL's budget does
+/// not interrupt it (a fuzz pair spent 30 s and 5 GB in it). Operands whose generators are that
+/// large are widened with H79: the result must still be an upper bound of both, drop the
+/// growing bound and keep the stable ones.
+#[test]
+fn widening_large_polyhedra_stays_an_upper_bound() {
+    let n = 11; // 2^11 vertices each: above the BHRZ03 size limit
+    let older = hypercube(n, 0);
+    let mut newer = hypercube(n, 0);
+    newer
+        .meet_constraint(&LinConstraint::new(
+            LinExpr::var(Dim::new(0)),
+            ConstraintKind::Ge,
+        ))
+        .unwrap();
+    // x0 in [0, 2] in `newer`: the join of the cube and its shift by 1 along x0.
+    let mut shifted = hypercube(n, 0);
+    shifted
+        .assign_linear(
+            Dim::new(0),
+            &LinExpr::from_terms(&[(1, Dim::new(0))], 1).unwrap(),
+        )
+        .unwrap();
+    let newer = newer.join(&shifted).unwrap();
+    let w = older.widen(&newer).unwrap();
+    assert!(older.leq(&w).unwrap() && newer.leq(&w).unwrap());
+    let b0 = w.bounds(&LinExpr::var(Dim::new(0))).unwrap();
+    assert_eq!(b0.upper, dizy_domains::Bound::PosInf);
+    let b1 = w.bounds(&LinExpr::var(Dim::new(1))).unwrap();
+    assert_eq!(b1.upper, dizy_domains::Bound::Finite(1.into()));
+    assert_eq!(b1.lower, dizy_domains::Bound::Finite(0.into()));
+}

@@ -19,6 +19,10 @@ use crate::linear::{Dim, LinConstraint, LinExpr};
 use crate::num::{Bound, Rat};
 use crate::Result;
 
+/// Combined size of the two operands above which polyhedra are widened
+/// with H79 rather than BHRZ03 (see [`Shape::widen_assign`]).
+const BHRZ03_MAX_BYTES: usize = 256 * 1024;
+
 /// An owned PPL object of kind `K`. Dimension indices passed to its methods
 /// must be checked by the caller (out-of-range ones make PPL report an
 /// error, which surfaces as `Err`, never as a crash).
@@ -257,14 +261,68 @@ impl<K: Kind> Shape<K> {
     }
 
     /// `self := older ∇ self`; requires `older ⊆ self`.
+    ///
+    /// BHRZ03's evolving-points step builds a ray for each pair of points of
+    /// the two operands and PPL's work budget does not interrupt it: on two
+    /// polyhedra of a few MB (thousands of vertices) it ran for 30 s past
+    /// `--timeout` and reached 5 GB. Above [`BHRZ03_MAX_BYTES`] the coarser
+    /// H79 widening (constraints of `older` that `self` satisfies), whose
+    /// conversions the budget does bound, is used instead.
     pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
+        if self.too_big_for_bhrz03(older)? {
+            // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag` (identity casts);
+            // valid handles; lock held.
+            self.run(
+                &[older],
+                budgeted(self.budget, || unsafe {
+                    ffi::ppl_Polyhedron_H79_widening_assign(
+                        self.h() as ffi::ppl_Polyhedron_t,
+                        older.h() as ffi::ppl_const_Polyhedron_t,
+                    )
+                }),
+            )?;
+            return Ok(());
+        }
         // SAFETY: valid handles; lock held.
         self.run(
             &[older],
             budgeted(self.budget, || unsafe { K::widen(self.h(), older.h()) }),
         )?;
         Ok(())
+    }
+
+    /// True for polyhedra whose generators (which BHRZ03 needs and computes
+    /// anyway; here under the budget) take more than [`BHRZ03_MAX_BYTES`]
+    /// together. Lock held by the caller.
+    fn too_big_for_bhrz03(&self, older: &Self) -> Result<bool> {
+        if K::OCTAGONAL {
+            return Ok(false);
+        }
+        let mut total = 0usize;
+        for p in [self, older] {
+            let mut gs: ffi::ppl_const_Generator_System_t = ptr::null();
+            let mut n = 0usize;
+            // SAFETY (both calls): polyhedron kind (identity casts), valid handles and
+            // out-pointers; lock held. The generator system stays owned by the polyhedron.
+            self.run(
+                &[older],
+                budgeted(self.budget, || unsafe {
+                    ffi::ppl_Polyhedron_get_minimized_generators(
+                        p.h() as ffi::ppl_const_Polyhedron_t,
+                        &mut gs,
+                    )
+                }),
+            )?;
+            self.run(&[older], unsafe {
+                ffi::ppl_Polyhedron_total_memory_in_bytes(
+                    p.h() as ffi::ppl_const_Polyhedron_t,
+                    &mut n,
+                )
+            })?;
+            total = total.saturating_add(n);
+        }
+        Ok(total > BHRZ03_MAX_BYTES)
     }
 
     /// Widening that keeps those of the (non-strict) `thresholds` that
@@ -277,6 +335,20 @@ impl<K: Kind> Shape<K> {
     ) -> Result<()> {
         let g = lock()?;
         let sys = PConsSys::new(&g, thresholds, dims)?;
+        if self.too_big_for_bhrz03(older)? {
+            // SAFETY: as in `widen_assign`; the constraint system lives to the end of the call.
+            self.run(
+                &[older],
+                budgeted(self.budget, || unsafe {
+                    ffi::ppl_Polyhedron_limited_H79_extrapolation_assign(
+                        self.h() as ffi::ppl_Polyhedron_t,
+                        older.h() as ffi::ppl_const_Polyhedron_t,
+                        sys.raw,
+                    )
+                }),
+            )?;
+            return Ok(());
+        }
         // SAFETY: valid handles; lock held.
         self.run(
             &[older],
