@@ -329,9 +329,11 @@ fn file_and_time_macros_do_not_differ_between_the_versions() {
 }
 
 /// A GNU statement expression is lowered where it stands (the interpreter's agreement with gcc
-/// on them is `tests/corpus/interp/78_statement_exprs.c`); one that control flow leaves
-/// (`return` inside the macro) makes its function `unsupported` with that reason, and the
-/// other functions of the file are analysed.
+/// on them is `tests/corpus/interp/78_statement_exprs.c` and `81_statement_expr_jumps.c`). A
+/// `return` inside one (glibc-style `CHECK` macros) or a `break`/`continue` of the loop whose
+/// body holds it is lowered; a jump out of a loop's condition (GCC binds it differently in C and
+/// C++) or a `goto` makes its function `unsupported` with that reason, and the other functions
+/// of the file are analysed.
 #[test]
 fn statement_expressions_are_lowered_or_rejected_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
@@ -342,17 +344,21 @@ fn statement_expressions_are_lowered_or_rejected_with_a_reason() {
              #define SQ(x) ({{ int _v = (x); _v * _v; }})\n\
              int f(int a) {{ return CHECK(a) + {k}; }}\n\
              int g(int a) {{ return SQ(a % 100) + {k}; }}\n\
-             int h(int a) {{ return SQ(a % 100) - (a % 100) * (a % 100); }}\n"
+             int h(int a) {{ return SQ(a % 100) - (a % 100) * (a % 100); }}\n\
+             int w(int a) {{ int n = 0; while (({{ if (a > 5) break; a++; }})) n += {k}; return n; }}\n\
+             int l(int a) {{ int n = 0; for (; a < 9; a++) n += ({{ if (a & 1) break; a; }}); return n + {k}; }}\n"
         )
     };
     write_pair(&old, &new, src);
-    let (v, _) = diff(&old, &new, &[]);
-    assert_eq!(verdict(&v, "f"), "unsupported", "{v:#}");
+    let (v, _) = diff(&old, &new, &["--validate", "native"]);
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(verdict(&v, "w"), "unsupported", "{v:#}");
     assert!(
         v.to_string()
-            .contains("`return` inside a statement expression is not supported"),
+            .contains("`break` out of a loop's condition or step inside a statement expression is not supported"),
         "{v:#}"
     );
+    assert_eq!(verdict(&v, "l"), "different", "{v:#}");
     assert_eq!(verdict(&v, "g"), "different", "{v:#}");
     assert_eq!(verdict(&v, "h"), "unchanged", "{v:#}");
 }

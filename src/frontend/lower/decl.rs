@@ -243,6 +243,7 @@ impl Ctx<'_> {
             line,
             depth: 0,
             shadow: HashMap::new(),
+            enclosing: vec![],
         });
         self.tables.scopes.push(Scope::default());
         let mut pids = vec![];

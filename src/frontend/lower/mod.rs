@@ -52,6 +52,23 @@ struct FnState {
     depth: usize,
     /// Names that shadow an outer variable get `#n` suffixes; count per base name.
     shadow: HashMap<String, u32>,
+    /// The statements being lowered sit in these, innermost last: what a `break`, `continue`
+    /// or `return` inside a statement expression would leave (see [`Enclosing`]).
+    enclosing: Vec<Enclosing>,
+}
+
+/// A construct the statement being lowered sits in, for the jumps a statement expression may
+/// make out of itself.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Enclosing {
+    /// A loop's body: `break` and `continue` target it.
+    Loop,
+    /// A `switch` body: `break` targets it.
+    Switch,
+    /// A loop's condition or step, lowered into statements the loop re-runs: no jump out of a
+    /// statement expression there is modelled (GCC's own binding of such a `break` differs
+    /// between the C and C++ front ends).
+    Header,
 }
 
 /// Lowering context: program-level tables, scopes, and the function being lowered.

@@ -7,13 +7,15 @@
 //! `switch` body (Duff's device is rejected). Nesting is bounded by
 //! [`crate::frontend::MAX_NESTING`]. GNU statement expressions (`({ …; v; })`, glibc's
 //! `assert`) are lowered in place: their statements before the expression, their value in a
-//! temporary; control flow that leaves one (`return`, `goto`, an outer `break`) is rejected.
+//! temporary. A `return`, or a `break`/`continue` of the loop or `switch` whose body holds the
+//! statement, may leave one (the rest of the enclosing expression is then not evaluated, as in
+//! GCC); `goto`, labels and jumps out of a loop's condition or step are rejected.
 
 use lang_c::ast::*;
 use lang_c::span::Node;
 
 use super::ops::promote;
-use super::{Ctx, Res, Val};
+use super::{Ctx, Enclosing, Res, Val};
 use crate::frontend::consteval::normalize;
 use crate::frontend::types::{Scope, TypeEnv};
 use crate::ir::{CType, Expr, ExprKind, LoopKind, Place, Stmt, StmtKind, SwitchItem, UnOp};
@@ -50,7 +52,8 @@ impl Ctx<'_> {
         let Statement::Compound(items) = &s.node else {
             return Err(self.err(off, "statement expression without a block"));
         };
-        if let Some(why) = leaves_block(items, false, false) {
+        let allowed = self.allowed_jumps();
+        if let Some(why) = leaves_block(items, allowed) {
             return Err(self.err(
                 off,
                 format!("{why} inside a statement expression is not supported"),
@@ -59,6 +62,25 @@ impl Ctx<'_> {
         self.tables.scopes.push(Scope::default());
         let r = self.statement_expr_items(items);
         self.tables.scopes.pop();
+        r
+    }
+
+    /// The jumps out of a statement expression that land where lowering in place puts them.
+    fn allowed_jumps(&mut self) -> Jumps {
+        let enc = &self.fs().enclosing;
+        let innermost_loop = enc.iter().rev().find(|e| **e != Enclosing::Switch);
+        Jumps {
+            brk: matches!(enc.last(), Some(Enclosing::Loop | Enclosing::Switch)),
+            cont: innermost_loop == Some(&Enclosing::Loop),
+            ret: !enc.contains(&Enclosing::Header),
+        }
+    }
+
+    /// Runs `body` with `e` as the innermost enclosing construct.
+    fn inside<T>(&mut self, e: Enclosing, body: impl FnOnce(&mut Self) -> Res<T>) -> Res<T> {
+        self.fs().enclosing.push(e);
+        let r = body(self);
+        self.fs().enclosing.pop();
         r
     }
 
@@ -159,8 +181,10 @@ impl Ctx<'_> {
                 Ok(())
             }
             Statement::While(w) => {
-                let (cond, pre) = self.buffered(|cx| cx.cond(&w.node.expression))?;
-                let body = self.sub_block(&w.node.statement)?;
+                let (cond, pre) = self.inside(Enclosing::Header, |cx| {
+                    cx.buffered(|cx| cx.cond(&w.node.expression))
+                })?;
+                let body = self.inside(Enclosing::Loop, |cx| cx.sub_block(&w.node.statement))?;
                 self.set_line(s.span.start);
                 self.emit(StmtKind::Loop {
                     kind: LoopKind::While,
@@ -172,9 +196,11 @@ impl Ctx<'_> {
                 Ok(())
             }
             Statement::DoWhile(w) => {
-                let body = self.sub_block(&w.node.statement)?;
+                let body = self.inside(Enclosing::Loop, |cx| cx.sub_block(&w.node.statement))?;
                 self.set_line(w.node.expression.span.start);
-                let (cond, pre) = self.buffered(|cx| cx.cond(&w.node.expression))?;
+                let (cond, pre) = self.inside(Enclosing::Header, |cx| {
+                    cx.buffered(|cx| cx.cond(&w.node.expression))
+                })?;
                 self.emit(StmtKind::Loop {
                     kind: LoopKind::DoWhile,
                     pre,
@@ -241,14 +267,14 @@ impl Ctx<'_> {
             ForInitializer::Declaration(d) => self.local_declaration(d)?,
         }
         let (cond, pre) = match &fo.node.condition {
-            Some(c) => self.buffered(|cx| cx.cond(c))?,
+            Some(c) => self.inside(Enclosing::Header, |cx| cx.buffered(|cx| cx.cond(c)))?,
             None => (Expr::int(1, CType::INT), vec![]),
         };
-        let body = self.sub_block(&fo.node.statement)?;
+        let body = self.inside(Enclosing::Loop, |cx| cx.sub_block(&fo.node.statement))?;
         let ((), step) = match &fo.node.step {
             Some(e) => {
                 self.set_line(e.span.start);
-                self.buffered(|cx| cx.effect(e))?
+                self.inside(Enclosing::Header, |cx| cx.buffered(|cx| cx.effect(e)))?
             }
             None => ((), vec![]),
         };
@@ -276,6 +302,7 @@ impl Ctx<'_> {
         let line = self.fs().line;
         let mut body = vec![];
         self.tables.scopes.push(Scope::default());
+        self.fs().enclosing.push(Enclosing::Switch);
         let r = (|| -> Res<()> {
             for it in items {
                 match &it.node {
@@ -289,6 +316,7 @@ impl Ctx<'_> {
             }
             Ok(())
         })();
+        self.fs().enclosing.pop();
         self.tables.scopes.pop();
         r?;
         self.fs().line = line;
@@ -327,38 +355,68 @@ impl Ctx<'_> {
     }
 }
 
-/// What in `items` would leave an enclosing statement expression (`return`, `goto`, a label, a
-/// `break` or `continue` of a loop or `switch` outside it), if anything.
-fn leaves_block(items: &[Node<BlockItem>], in_loop: bool, in_switch: bool) -> Option<&'static str> {
+/// The jumps a statement expression may make out of itself where it stands.
+#[derive(Clone, Copy)]
+struct Jumps {
+    brk: bool,
+    cont: bool,
+    ret: bool,
+}
+
+/// What in `items` would leave an enclosing statement expression in a way `ok` does not allow
+/// (`goto`, a label, a `return`, a `break` or `continue` of a loop or `switch` outside it), if
+/// anything.
+fn leaves_block(items: &[Node<BlockItem>], ok: Jumps) -> Option<&'static str> {
     items.iter().find_map(|it| match &it.node {
-        BlockItem::Statement(s) => leaves(s, in_loop, in_switch),
+        BlockItem::Statement(s) => leaves(s, ok),
         _ => None,
     })
 }
 
-fn leaves(s: &Node<Statement>, in_loop: bool, in_switch: bool) -> Option<&'static str> {
+fn leaves(s: &Node<Statement>, ok: Jumps) -> Option<&'static str> {
+    let in_loop = Jumps {
+        brk: true,
+        cont: true,
+        ..ok
+    };
     match &s.node {
-        Statement::Return(_) => Some("`return`"),
+        Statement::Return(_) if !ok.ret => Some("`return` out of a loop's condition or step"),
         Statement::Goto(_) => Some("`goto`"),
         Statement::Labeled(l) => match l.node.label.node {
-            Label::Case(_) | Label::CaseRange(_) | Label::Default if in_switch => {
-                leaves(&l.node.statement, in_loop, in_switch)
+            Label::Case(_) | Label::CaseRange(_) | Label::Default => {
+                Some("a `case` label of a `switch` outside it")
             }
             _ => Some("a label"),
         },
-        Statement::Break if !(in_loop || in_switch) => Some("`break`"),
-        Statement::Continue if !in_loop => Some("`continue`"),
-        Statement::Compound(items) => leaves_block(items, in_loop, in_switch),
-        Statement::If(i) => leaves(&i.node.then_statement, in_loop, in_switch).or_else(|| {
-            i.node
-                .else_statement
-                .as_ref()
-                .and_then(|e| leaves(e, in_loop, in_switch))
-        }),
-        Statement::Switch(w) => leaves(&w.node.statement, in_loop, true),
-        Statement::While(w) => leaves(&w.node.statement, true, in_switch),
-        Statement::DoWhile(w) => leaves(&w.node.statement, true, in_switch),
-        Statement::For(f) => leaves(&f.node.statement, true, in_switch),
+        Statement::Break if !ok.brk => Some("`break` out of a loop's condition or step"),
+        Statement::Continue if !ok.cont => Some("`continue` out of a loop's condition or step"),
+        Statement::Compound(items) => leaves_block(items, ok),
+        Statement::If(i) => leaves(&i.node.then_statement, ok)
+            .or_else(|| i.node.else_statement.as_ref().and_then(|e| leaves(e, ok))),
+        Statement::Switch(w) => leaves_switch(&w.node.statement, Jumps { brk: true, ..ok }),
+        Statement::While(w) => leaves(&w.node.statement, in_loop),
+        Statement::DoWhile(w) => leaves(&w.node.statement, in_loop),
+        Statement::For(f) => leaves(&f.node.statement, in_loop),
         _ => None,
+    }
+}
+
+/// [`leaves`] for the body of a `switch` inside the statement expression: its own `case`
+/// labels stay inside.
+fn leaves_switch(s: &Node<Statement>, ok: Jumps) -> Option<&'static str> {
+    match &s.node {
+        Statement::Labeled(l)
+            if matches!(
+                l.node.label.node,
+                Label::Case(_) | Label::CaseRange(_) | Label::Default
+            ) =>
+        {
+            leaves_switch(&l.node.statement, ok)
+        }
+        Statement::Compound(items) => items.iter().find_map(|it| match &it.node {
+            BlockItem::Statement(s) => leaves_switch(s, ok),
+            _ => None,
+        }),
+        _ => leaves(s, ok),
     }
 }

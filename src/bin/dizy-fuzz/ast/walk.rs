@@ -341,8 +341,8 @@ impl Stmt {
 }
 
 impl StmtExpr {
-    /// Whether control may leave it other than by its end: a `return`, `goto` or label inside
-    /// (dizy rejects all three), or a `break`/`continue` not of a loop or switch inside it.
+    /// Whether control may leave it other than by its end: a `return`, `goto` or label inside,
+    /// or a `break`/`continue` not of a loop or switch inside it.
     pub fn leaves(&self) -> bool {
         let mut r = false;
         each_stmt(&self.body, &mut |s| {
@@ -355,18 +355,6 @@ impl StmtExpr {
             .body
             .iter()
             .any(|s| s.has_own_break() || s.has_own_continue())
-    }
-}
-
-impl Func {
-    /// Whether it holds a statement expression that control may leave (dizy rejects it).
-    pub fn has_leaving_stmt_expr(&self) -> bool {
-        let mut g = self.clone();
-        let mut r = false;
-        func_exprs(&mut g, Walk::All, &mut |e, _| {
-            r |= matches!(e, Expr::Block(se) if se.leaves())
-        });
-        r
     }
 }
 

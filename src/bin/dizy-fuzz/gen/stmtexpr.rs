@@ -11,8 +11,7 @@
 //! unsequenced against it: the whole right side of `v = …`, the whole condition of an `if`, an
 //! operand of `&&`/`||`/`?:` there (so its effects happen only when it is evaluated), a returned
 //! value, or a statement of its own (the `void` form). A leaving one (a `return` inside, which
-//! dizy rejects) is generated on purpose now and then: the oracle takes dizy's `unsupported`
-//! for it as no claim.
+//! skips the rest of the enclosing assignment) is generated now and then.
 
 use super::*;
 
@@ -23,7 +22,7 @@ pub(super) enum SeKind {
     Pure,
     /// May write outer variables, call helpers and print.
     Effects,
-    /// With effects, and a `return` inside (dizy rejects it).
+    /// With effects, and a `return` inside.
     Leaving,
 }
 

@@ -3,7 +3,8 @@
 //! `continue`) changes. Preserving (`stmt-expr-same`): an expression `e` (no calls) becomes
 //! `({ __typeof__(e) t = (e); t; })` (or `({ T t = e; t; })` where its type `T` is exact), or the
 //! statement before another moves into a statement expression at the root of that statement's
-//! expression (`s; x = e;` → `x = ({ s; e; });`), which runs it at the same point.
+//! expression (`s; x = e;` → `x = ({ s; e; });`), which runs it at the same point (also when `s`
+//! returns, breaks or continues: the rest of the expression is then skipped).
 //!
 //! Takes the kind, the program, the function's index, the RNG and what the mutation may look at
 //! ([`Cx`]); gives whether it found a site and applied itself. Dispatched by [`super::apply`].
@@ -191,10 +192,11 @@ fn wrap(func: &mut Func, env: &Env, rng: &mut Rng) -> bool {
     )
 }
 
-/// Whether a statement can run inside a statement expression at the same point: no jump, no
-/// label, nothing that may not terminate.
+/// Whether a statement can run inside a statement expression at the same point: no label and
+/// no `goto` (a `return`, or a `break`/`continue` of the loop or `switch` around it, leaves the
+/// statement expression for the same target as before, skipping the rest of the expression).
 fn movable(s: &Stmt) -> bool {
-    !effects(s).2
+    !s.has_goto_or_label()
 }
 
 /// The expression evaluated first by `t` (with nothing of `t` evaluated before it), if any.
