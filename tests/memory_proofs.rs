@@ -133,6 +133,25 @@ const CASES: &[Case] = &[
         want: Want::Proved,
     },
     Case {
+        // The same bytes stored as `unsigned char` in one version and `char` in the other.
+        name: "copy_unsigned_vs_signed_bytes_aliasing",
+        old: "void f(void *d, const void *s, unsigned long n) { unsigned char *q = d; const unsigned char *p = s; while (n--) *q++ = *p++; }",
+        new: "void f(void *d, const void *s, unsigned long n) { char *q = d; const char *p = s; while (n--) { *q++ = *p++; } }",
+        params: &[P::Bytes, P::Alias(0, 1), P::Len],
+        ret: Ret::Void,
+        want: Want::Proved,
+    },
+    Case {
+        // Equal modulo 256 only when the byte is stored: `(char)(c + 256)` is `c`, while the
+        // unsigned copy adds 1.
+        name: "copy_unsigned_vs_signed_off_by_one",
+        old: "void f(void *d, const void *s, unsigned long n) { unsigned char *q = d; const unsigned char *p = s; while (n--) *q++ = *p++; }",
+        new: "void f(void *d, const void *s, unsigned long n) { char *q = d; const char *p = s; while (n--) *q++ = (char)(*p++ + 1); }",
+        params: &[P::Bytes, P::Bytes, P::Len],
+        ret: Ret::Void,
+        want: Want::Differs,
+    },
+    Case {
         name: "copy_backwards_overlap",
         old: "void f(char *d, const char *s, int n) { for (int i = 0; i < n; i++) d[i] = s[i]; }",
         new: "void f(char *d, const char *s, int n) { for (int i = n - 1; i >= 0; i--) d[i] = s[i]; }",

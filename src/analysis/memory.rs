@@ -26,8 +26,10 @@
 //!   but another conversion of an equal operand, in either version, gives the same bits: so
 //!   `*s == (char)c` and `*(unsigned char *)s == (unsigned char)c` are related, as reads of one
 //!   byte as two types are;
-//! * a matched pair of stores of equal values at equal addresses, and a matched pair of calls
-//!   of one external function with equal arguments, keep the memories equal.
+//! * a matched pair of stores of the same bytes at equal addresses (equal values, or values of
+//!   one width and the other signedness that differ by its modulus: a byte copied as `char`
+//!   against as `unsigned char`), and a matched pair of calls of one external function with
+//!   equal arguments, keep the memories equal.
 //!
 //! Soundness: a fact is dropped by every write of its version that may overlap it (an
 //! address not provably disjoint), by every direct write of a global or an address-taken
@@ -912,16 +914,18 @@ impl<'a> Analyzer<'a> {
             for (&k, &t) in &s.mem.pending {
                 let f = &self.sites.sites[k as usize];
                 let in_place = s.mem.facts.get(&k).is_some_and(|u| u.valid_for(t));
+                let Some(how) = reinterpret(&f.ty, &ty) else {
+                    continue;
+                };
                 if t == side
                     || !in_place
                     || f.size != size
-                    || !same_repr(&f.ty, &ty)
                     || !entails_eq(s, &a, f.addr, self.budget)?
                 {
                     continue;
                 }
                 let same_value = match &v {
-                    Some(v) if entails_eq(s, v, f.val, self.budget)? => true,
+                    Some(v) if same_bits(s, v, f.val, how, self.budget)? => true,
                     _ => match (&pre, f.pre, self.sites.sites[id].pre) {
                         (Some(x), Some(fp), Some(_)) => entails_eq(s, x, fp, self.budget)?,
                         _ => false,
@@ -1124,6 +1128,37 @@ fn entails_eq(s: &Sub, a: &LinExpr, d: Dim, b: &crate::limits::Budget) -> Result
     };
     s.data
         .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), b)
+}
+
+/// Whether value `a` of a write and the value in dimension `d` of another write, of the same
+/// type or (`how`) of the same width and the other signedness, provably store the same bytes:
+/// equal, or differing by the width's modulus (the sign splits of a byte read as `char` and
+/// copied as `unsigned char` put each sub-state in one of the cases).
+fn same_bits(
+    s: &Sub,
+    a: &LinExpr,
+    d: Dim,
+    how: Reinterpret,
+    b: &crate::limits::Budget,
+) -> Result<bool> {
+    if entails_eq(s, a, d, b)? {
+        return Ok(true);
+    }
+    let Reinterpret::Sign { bits, .. } = how else {
+        return Ok(false);
+    };
+    if bits >= 64 {
+        return Ok(false);
+    }
+    let m = 1i128 << bits;
+    for k in [m, -m] {
+        if let Some(shifted) = a.checked_add_constant(k) {
+            if entails_eq(s, &shifted, d, b)? {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Whether bytes `[a, a + n)` and `[d, d + m)` provably do not overlap.
