@@ -146,6 +146,10 @@ fn memory_inputs_json(w: &Witness) -> Json {
             Input::Buffer(b) => {
                 json!({ "kind": "buffer", "size": b.len(), "bytes": b, "text": text })
             }
+            Input::Misaligned(b, o) => json!({
+                "kind": "buffer", "size": b.len(), "bytes": b, "text": text,
+                "misalignment": o,
+            }),
             Input::Aggregate(b) => {
                 json!({ "kind": "aggregate", "size": b.len(), "bytes": b, "text": text })
             }

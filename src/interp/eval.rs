@@ -222,7 +222,7 @@ impl<'a> Interp<'a> {
             } => ub(format!(
                 "out-of-bounds access to {} (bytes {off}..{} of {len})",
                 name(desc),
-                off.saturating_add(size)
+                off.saturating_add(i128::from(size))
             )),
             MemErr::ReadOnly(_) => other("write to a string literal".into()),
             MemErr::Unknown(d) => RunError::Unsupported {

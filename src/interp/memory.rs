@@ -8,7 +8,9 @@
 //!
 //! Pointers are plain `u64` addresses: `(object id + 1) << 32 | offset`; 0 is null; addresses
 //! whose high word is at least [`FUNC_BASE`] denote functions (index into the interpreter's
-//! function-name table). Objects are treated as 16-byte aligned.
+//! function-name table). Objects are treated as 16-byte aligned; an object may start `start`
+//! bytes into its slot (a caller's buffer at a misaligned address: `(uintptr_t)p & 7` is then
+//! `start & 7`), the bytes before it out of bounds.
 
 /// First high word used for function addresses; object ids stay below it.
 pub(super) const FUNC_BASE: u64 = 0xFFFF_0000;
@@ -39,6 +41,8 @@ pub(super) struct Obj {
     pub unknown: bool,
     /// Whether a pointer to the object was ever formed (see [`Slot::Free`]).
     pub escaped: bool,
+    /// Offset of the object's first byte in `bytes` (the ones before are not part of it).
+    pub start: u64,
 }
 
 enum Slot {
@@ -46,6 +50,7 @@ enum Slot {
     Dead {
         desc: Desc,
         size: u64,
+        start: u64,
     },
     /// A dead object whose address was never taken: no pointer can refer to it, so the slot
     /// is reused (keeps memory bounded when a loop makes millions of calls).
@@ -71,9 +76,10 @@ pub(super) enum MemErr {
     Invalid,
     Func,
     Dead(Desc),
+    /// `off` counts from the object's first byte (negative: before it).
     OutOfBounds {
         desc: Desc,
-        off: u64,
+        off: i128,
         size: u64,
         len: u64,
     },
@@ -131,6 +137,19 @@ pub(super) struct Memory {
 impl Memory {
     /// A new object of `size` bytes, all zero; `init` says whether they count as initialized.
     pub fn alloc(&mut self, desc: Desc, size: u64, init: bool) -> Result<u32, MemErr> {
+        self.alloc_at(desc, size, 0, init)
+    }
+
+    /// [`Memory::alloc`] for an object whose first byte lies `start` bytes into its slot
+    /// (`start < 16`: its address is `start` past a 16-byte boundary).
+    pub fn alloc_at(
+        &mut self,
+        desc: Desc,
+        size: u64,
+        start: u64,
+        init: bool,
+    ) -> Result<u32, MemErr> {
+        let size = size.saturating_add(start);
         if size > MAX_OBJECT
             || self.live + size > MAX_LIVE
             || self.slots.len() as u64 >= FUNC_BASE - 2
@@ -146,6 +165,7 @@ impl Memory {
             readonly: false,
             unknown: false,
             escaped: false,
+            start,
         }));
         if let Some(id) = self.free.pop() {
             self.slots[id as usize] = obj;
@@ -171,7 +191,11 @@ impl Memory {
                 let size = o.bytes.len() as u64;
                 self.live -= size;
                 if o.escaped {
-                    *slot = Slot::Dead { desc: o.desc, size };
+                    *slot = Slot::Dead {
+                        desc: o.desc,
+                        size,
+                        start: o.start,
+                    };
                 } else {
                     *slot = Slot::Free;
                     self.free.push(id);
@@ -180,10 +204,10 @@ impl Memory {
         }
     }
 
-    /// Size of a live object.
-    pub fn len(&self, id: u32) -> Option<u64> {
+    /// Size and start offset of a live object.
+    pub fn extent(&self, id: u32) -> Option<(u64, u64)> {
         match self.slots.get(id as usize) {
-            Some(Slot::Live(o)) => Some(o.bytes.len() as u64),
+            Some(Slot::Live(o)) => Some((o.bytes.len() as u64 - o.start, o.start)),
             _ => None,
         }
     }
@@ -208,12 +232,12 @@ impl Memory {
                     let len = o.bytes.len() as u64;
                     if o.unknown {
                         Err(MemErr::Unknown(o.desc))
-                    } else if off.checked_add(size).is_none_or(|end| end > len) {
+                    } else if off < o.start || off.checked_add(size).is_none_or(|end| end > len) {
                         Err(MemErr::OutOfBounds {
                             desc: o.desc,
-                            off,
+                            off: i128::from(off) - i128::from(o.start),
                             size,
-                            len,
+                            len: len - o.start,
                         })
                     } else if write && o.readonly {
                         Err(MemErr::ReadOnly(o.desc))
@@ -242,14 +266,14 @@ impl Memory {
             return Ok(bytes);
         }
         let (id, off) = self.resolve(addr, size, false)?;
-        let (desc, len) = match self.slots.get(id as usize) {
-            Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64),
+        let (desc, len, start) = match self.slots.get(id as usize) {
+            Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64, o.start),
             _ => return Err(MemErr::Invalid),
         };
         Err(MemErr::Uninit {
             desc,
-            off,
-            whole: off == 0 && size == len,
+            off: off - start,
+            whole: off == start && size == len - start,
         })
     }
 
@@ -301,17 +325,17 @@ impl Memory {
             // Integers cast to pointers: plain integer arithmetic, any dereference fails later.
             Ptr::Invalid => Ok(i128::from(addr).wrapping_add(delta) as u64),
             Ptr::Obj { id, off } => {
-                let (desc, len) = match self.slots.get(id as usize) {
-                    Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64),
-                    Some(Slot::Dead { desc, size }) => (*desc, *size),
+                let (desc, len, start) = match self.slots.get(id as usize) {
+                    Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64, o.start),
+                    Some(Slot::Dead { desc, size, start }) => (*desc, *size, *start),
                     None | Some(Slot::Free) => return Err(MemErr::Invalid),
                 };
                 let new = i128::from(off).saturating_add(delta);
-                if new < 0 || new > i128::from(len) {
+                if new < i128::from(start) || new > i128::from(len) {
                     return Err(MemErr::ArithOutOfBounds {
                         desc,
-                        off: new,
-                        len,
+                        off: new - i128::from(start),
+                        len: len - start,
                     });
                 }
                 Ok(encode(id, new as u64))
@@ -360,5 +384,39 @@ mod tests {
         m.free(x);
         assert_eq!(m.alloc(d, 4, true).unwrap(), x);
         assert_ne!(m.alloc(d, 4, true).unwrap(), id);
+    }
+
+    #[test]
+    fn an_object_that_starts_inside_its_slot() {
+        let mut m = Memory::default();
+        let id = m.alloc_at(Desc::Input(0), 3, 5, true).unwrap();
+        assert_eq!(m.extent(id), Some((3, 5)));
+        let a = encode(id, 5);
+        assert_eq!(a & 7, 5, "the address is misaligned by the start");
+        m.write(a, &[1, 2, 3], &[true]).unwrap();
+        assert_eq!(m.read_init(a, 3).unwrap(), &[1, 2, 3]);
+        // The bytes before the start and after the end are out of bounds.
+        assert!(matches!(
+            m.read(encode(id, 4), 1),
+            Err(MemErr::OutOfBounds {
+                off: -1,
+                len: 3,
+                ..
+            })
+        ));
+        assert!(matches!(
+            m.read(encode(id, 0), 8),
+            Err(MemErr::OutOfBounds { off: -5, .. })
+        ));
+        assert!(m.read(encode(id, 6), 3).is_err());
+        assert_eq!(m.ptr_add(a, 3).unwrap(), encode(id, 8));
+        assert!(matches!(
+            m.ptr_add(a, -1),
+            Err(MemErr::ArithOutOfBounds {
+                off: -1,
+                len: 3,
+                ..
+            })
+        ));
     }
 }

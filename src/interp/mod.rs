@@ -60,6 +60,8 @@ pub enum Arg {
     /// A pointer parameter: the address of a fresh buffer of the caller holding these bytes
     /// (all initialized; reads and writes past them are out of bounds).
     Buffer(Vec<u8>),
+    /// [`Arg::Buffer`] at an address that is `offset` (1..=15) bytes past a 16-byte boundary.
+    Misaligned(Vec<u8>, u8),
     /// The same pointer as argument `k`, which is a [`Arg::Buffer`] (the two alias).
     SameAs(usize),
 }
@@ -247,7 +249,8 @@ impl<'a> Interp<'a> {
     /// was no [`Arg::Buffer`]).
     pub fn input_bytes(&self, arg: usize) -> Option<Vec<u8>> {
         let &(_, id) = self.inputs.iter().find(|(k, _)| *k == arg)?;
-        let (bytes, _) = self.mem.read(encode(id, 0), self.mem.len(id)?).ok()?;
+        let (len, start) = self.mem.extent(id)?;
+        let (bytes, _) = self.mem.read(encode(id, start), len).ok()?;
         Some(bytes.to_vec())
     }
 
@@ -255,11 +258,15 @@ impl<'a> Interp<'a> {
     pub fn target(&self, addr: u64) -> Target {
         match memory::decode(addr) {
             memory::Ptr::Null => Target::Null,
-            memory::Ptr::Obj { id, off } => self
-                .inputs
-                .iter()
-                .find(|(_, i)| *i == id)
-                .map_or(Target::Other, |&(arg, _)| Target::Input { arg, off }),
+            memory::Ptr::Obj { id, off } => {
+                self.inputs
+                    .iter()
+                    .find(|(_, i)| *i == id)
+                    .map_or(Target::Other, |&(arg, _)| Target::Input {
+                        arg,
+                        off: off - self.mem.extent(id).map_or(0, |(_, start)| start),
+                    })
+            }
             memory::Ptr::Func(i) => self
                 .fn_names
                 .get(i as usize)
@@ -449,22 +456,28 @@ impl<'a> Interp<'a> {
                     Data::Agg(bytes.clone(), vec![true; bytes.len()])
                 }
                 Arg::Aggregate(_) => return bad("is not an aggregate of that size"),
-                Arg::Buffer(bytes) if ty.is_pointer() => {
+                Arg::Buffer(bytes) | Arg::Misaligned(bytes, _) if ty.is_pointer() => {
+                    let start = match a {
+                        Arg::Misaligned(_, o) if *o < 16 => u64::from(*o),
+                        Arg::Misaligned(..) => return bad("is misaligned by 16 bytes or more"),
+                        _ => 0,
+                    };
                     let id = self
                         .mem
-                        .alloc(Desc::Input(k as u32), bytes.len() as u64, true)
+                        .alloc_at(Desc::Input(k as u32), bytes.len() as u64, start, true)
                         .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
                     if let Some(o) = self.mem.obj_mut(id) {
-                        o.bytes.copy_from_slice(bytes);
+                        o.bytes[start as usize..].copy_from_slice(bytes);
                         o.escaped = true;
                     }
                     self.inputs.push((k, id));
-                    Data::Scalar(Value::Int(i128::from(encode(id, 0))))
+                    Data::Scalar(Value::Int(i128::from(encode(id, start))))
                 }
-                Arg::Buffer(_) => return bad("is not a pointer"),
+                Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
                 Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
                     Some(&(_, id)) if ty.is_pointer() => {
-                        Data::Scalar(Value::Int(i128::from(encode(id, 0))))
+                        let start = self.mem.extent(id).map_or(0, |(_, start)| start);
+                        Data::Scalar(Value::Int(i128::from(encode(id, start))))
                     }
                     _ => return bad("aliases an argument that is not an earlier buffer"),
                 },

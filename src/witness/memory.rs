@@ -72,6 +72,9 @@ pub enum Input {
     Null,
     /// A buffer holding exactly these bytes.
     Buffer(Vec<u8>),
+    /// A buffer holding exactly these bytes at an address `offset` (1..=15) bytes past a
+    /// 16-byte boundary (`s + 1` of an aligned array): word-at-a-time code takes other paths.
+    Misaligned(Vec<u8>, u8),
     /// A struct or union's bytes.
     Aggregate(Vec<u8>),
     /// The same pointer as parameter `k` (an earlier [`Input::Buffer`]).
@@ -79,12 +82,29 @@ pub enum Input {
 }
 
 impl Input {
+    /// The bytes of a buffer input, aligned or not.
+    pub fn buffer(&self) -> Option<&[u8]> {
+        match self {
+            Input::Buffer(b) | Input::Misaligned(b, _) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// How far past a 16-byte boundary a buffer input starts (0 for anything else).
+    pub fn misalignment(&self) -> u8 {
+        match self {
+            Input::Misaligned(_, o) => *o,
+            _ => 0,
+        }
+    }
+
     /// The interpreter argument; `None` when a scalar literal does not fit its type.
     pub fn arg(&self, shape: &Shape) -> Option<Arg> {
         Some(match (self, shape) {
             (Input::Scalar(s), Shape::Scalar(t)) => Arg::Scalar(interp::parse_arg(s, t).ok()?),
             (Input::Null, _) => Arg::Scalar(Value::Int(0)),
             (Input::Buffer(b), _) => Arg::Buffer(b.clone()),
+            (Input::Misaligned(b, o), _) => Arg::Misaligned(b.clone(), *o),
             (Input::Aggregate(b), _) => Arg::Aggregate(b.clone()),
             (Input::SameAs(k), _) => Arg::SameAs(*k),
             (Input::Scalar(_), _) => return None,
@@ -106,11 +126,19 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
         (Input::Scalar(s), _) => s.clone(),
         (Input::Null, _) => "NULL".into(),
         (Input::Buffer(b), Shape::Buffer { elem, .. }) => buffer_text(prog, elem, b),
+        (Input::Misaligned(b, o), Shape::Buffer { elem, .. }) => {
+            format!(
+                "{} (at an address ≡ {o} mod 16)",
+                buffer_text(prog, elem, b)
+            )
+        }
         (Input::Aggregate(b), Shape::Aggregate { ty, .. }) => {
             format!("({}){}", type_name(prog, ty), aggregate_text(prog, ty, b))
         }
         (Input::SameAs(j), _) => params.get(*j).map_or("?".into(), |p| p.name.clone()),
-        (Input::Buffer(b) | Input::Aggregate(b), _) => format!("{b:02x?}"),
+        (Input::Buffer(b) | Input::Misaligned(b, _) | Input::Aggregate(b), _) => {
+            format!("{b:02x?}")
+        }
     }
 }
 
@@ -499,7 +527,13 @@ pub fn random_input(
                 b.pop();
                 b = word_padded(&b);
             }
-            Input::Buffer(b)
+            // Now and then at an odd address: word-at-a-time code handles a misaligned head
+            // byte by byte, or two strings of different alignments on another path.
+            if rnd().is_multiple_of(6) {
+                Input::Misaligned(b, (1 + rnd() % 7) as u8)
+            } else {
+                Input::Buffer(b)
+            }
         }
         Shape::Buffer { elem, elem_size } if elem.is_pointer() => {
             Input::Buffer(vec![0; *elem_size as usize * (1 + (rnd() % 2) as usize)])

@@ -219,7 +219,7 @@ fn behave_args(
         .iter()
         .enumerate()
         .filter_map(|(k, p)| match (&p.shape, inputs.get(k)) {
-            (Shape::Buffer { elem, .. }, Some(Input::Buffer(_))) => Some((
+            (Shape::Buffer { elem, .. }, Some(Input::Buffer(_) | Input::Misaligned(..))) => Some((
                 p.name.clone(),
                 memory::contents_text(&prog.program, elem, &it.input_bytes(k)?, &|a| {
                     pointer(&Value::Int(i128::from(a)))
@@ -563,6 +563,7 @@ impl Runner<'_> {
                 tries.push(t);
             }
         }
+        tries.extend(misaligned_neighbours(&self.params, &args));
         for (i, &a) in scalars.iter().enumerate() {
             for &b in &scalars[i + 1..] {
                 for &v in &pool {
@@ -593,6 +594,58 @@ impl Runner<'_> {
         }
         None
     }
+}
+
+/// Neighbours of `args` where one byte buffer starts at an odd address (1, 3 or 7 bytes past
+/// a boundary), alone or with one of the first bytes of a buffer made 0, 0x80 or 0xff: aligned
+/// words read past an exact buffer are what makes a word-at-a-time version's witness invalid,
+/// and two strings of different alignments take its byte-by-byte path instead.
+fn misaligned_neighbours(params: &[Param], args: &[Input]) -> Vec<Vec<Input>> {
+    let bytes = |k: usize| {
+        matches!(&params[k].shape, Shape::Buffer { elem_size: 1, .. })
+            .then(|| args[k].buffer())
+            .flatten()
+    };
+    let bufs: Vec<usize> = (0..args.len()).filter(|&k| bytes(k).is_some()).collect();
+    let mut out = vec![];
+    let shifted = |k: usize, o: u8, args: &[Input]| {
+        let mut t = args.to_vec();
+        t[k] = Input::Misaligned(bytes(k).unwrap_or_default().to_vec(), o);
+        t
+    };
+    for &k in &bufs {
+        for o in [1u8, 3, 7] {
+            out.push(shifted(k, o, args));
+        }
+    }
+    for &k in &bufs {
+        for o in [1u8, 3, 7] {
+            for &j in &bufs {
+                let n = bytes(j).map_or(0, <[u8]>::len).min(4);
+                for p in 0..n {
+                    for v in [0x80u8, 0xff, 0] {
+                        let mut t = shifted(k, o, args);
+                        let (b, off) = (
+                            t[j].buffer().unwrap_or_default().to_vec(),
+                            t[j].misalignment(),
+                        );
+                        let mut b = b;
+                        if b[p] == v {
+                            continue;
+                        }
+                        b[p] = v;
+                        t[j] = if off == 0 {
+                            Input::Buffer(b)
+                        } else {
+                            Input::Misaligned(b, off)
+                        };
+                        out.push(t);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Names and types of `f`'s parameters.

@@ -348,9 +348,7 @@ fn memory_random(
             };
             // An alias must point at an earlier buffer.
             let input = match input {
-                Input::SameAs(j) if !matches!(inputs.get(j), Some(Input::Buffer(_))) => {
-                    c[0].clone()
-                }
+                Input::SameAs(j) if inputs.get(j).and_then(Input::buffer).is_none() => c[0].clone(),
                 x => x,
             };
             inputs.push(input);

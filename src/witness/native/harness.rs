@@ -129,12 +129,19 @@ pub(super) fn harness(
                 args.push(format!("dizy_a{i}"));
             }
             Input::Null => args.push("(void *)0".into()),
-            Input::Buffer(b) => {
+            Input::Buffer(b) | Input::Misaligned(b, _) => {
                 // On the heap: memory without a declared type, any element type may live there.
+                // malloc's blocks are 16-byte aligned, as the interpreter's objects are; a
+                // misaligned buffer starts `off` bytes into its block (AddressSanitizer cannot
+                // poison part of an 8-byte granule, so a read of those bytes goes unseen here;
+                // the interpreter reports it).
+                let off = input.misalignment();
                 s.push_str(&format!(
                     "    unsigned char *dizy_b{i} = __builtin_malloc({});\n    if (!dizy_b{i}) return 3;\n\
+                     \x20   if (((unsigned long)(__UINTPTR_TYPE__)dizy_b{i}) & 15) return 3;\n\
+                     \x20   dizy_b{i} += {off};\n\
                      \x20   __builtin_memcpy(dizy_b{i}, \"{}\", {});\n",
-                    b.len().max(1),
+                    (b.len() + usize::from(off)).max(1),
                     octal_bytes(b),
                     b.len()
                 ));
