@@ -152,6 +152,24 @@ const CASES: &[Case] = &[
         want: Want::Differs,
     },
     Case {
+        // `++n; while (--n)` wraps at n = SIZE_MAX and back: the wrapped piece stays apart at
+        // the loop head until n is assigned again, so n = n' + 1 survives.
+        name: "memset_count_wraps_and_back",
+        old: "void *f(void *d, int c, unsigned long n) { char *a = d; n++; while (--n) *a++ = c; return d; }",
+        new: "void *f(void *d, int c, unsigned long n) { char *q = d; while (n--) { *q++ = c; } return d; }",
+        params: &[P::Bytes, P::Char, P::Len],
+        ret: Ret::Ptr,
+        want: Want::Proved,
+    },
+    Case {
+        name: "memset_count_wraps_one_short",
+        old: "void *f(void *d, int c, unsigned long n) { char *a = d; n++; while (--n) *a++ = c; return d; }",
+        new: "void *f(void *d, int c, unsigned long n) { char *q = d; while (n-- > 1) { *q++ = c; } return d; }",
+        params: &[P::Bytes, P::Char, P::Len],
+        ret: Ret::Ptr,
+        want: Want::Differs,
+    },
+    Case {
         name: "copy_backwards_overlap",
         old: "void f(char *d, const char *s, int n) { for (int i = 0; i < n; i++) d[i] = s[i]; }",
         new: "void f(char *d, const char *s, int n) { for (int i = n - 1; i >= 0; i--) d[i] = s[i]; }",

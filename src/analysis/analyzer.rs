@@ -300,6 +300,7 @@ impl<'a> Analyzer<'a> {
             ctx: Ctx::new(),
             data,
             mem: Mem::entry(),
+            wrapped: im::OrdSet::new(),
         }])
     }
 
@@ -472,6 +473,7 @@ impl<'a> Analyzer<'a> {
             for s in union.iter_mut() {
                 for &d in dd {
                     s.data.s_forget(d, self.budget)?;
+                    s.wrapped.remove(&(d.index() as u32));
                 }
                 for g in dg {
                     s.ctx.remove(g);

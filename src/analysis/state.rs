@@ -23,6 +23,11 @@ pub struct Sub {
     pub data: AnyDomain,
     /// What is known of memory reached through pointers (`memory`).
     pub mem: Mem,
+    /// Variables (dimensions) whose last assignment wrapped around their unsigned type's
+    /// range (`n - 1` from 0, `n + 1` at the top). Loop heads keep such a piece apart from the
+    /// others until the variable is assigned again: `++n; while (--n)` wraps at `n = SIZE_MAX`
+    /// and back, and the hull of the two pieces in between loses `n = n' + 1` for good.
+    pub wrapped: im::OrdSet<u32>,
 }
 
 pub type State = Vec<Sub>;
@@ -86,6 +91,8 @@ pub struct Key {
     /// Whether the memories are equal, but for which pending writes (joining equal with
     /// unequal memories loses every read).
     mem: Option<Vec<u32>>,
+    /// [`Sub::wrapped`], kept apart where no bound on sub-states is needed (`Canon::None`).
+    wrapped: Vec<u32>,
 }
 
 /// The guards every strategy but Join-All keeps apart (`kept`): the return flags, so that a
@@ -111,7 +118,16 @@ pub fn key(
     };
     let mem = (canon != Canon::JoinAll && s.mem.equal && !s.mem.globals_differ)
         .then(|| s.mem.pending.keys().copied().collect());
-    Ok(Key { guards, equiv, mem })
+    let wrapped = match canon {
+        Canon::None => s.wrapped.iter().copied().collect(),
+        _ => vec![],
+    };
+    Ok(Key {
+        guards,
+        equiv,
+        mem,
+        wrapped,
+    })
 }
 
 /// Merge the sub-states of `state` that share a key; drop empty ones. `Canon::None` merges only
@@ -141,6 +157,7 @@ pub fn canonize(
                         ctx: ctx_meet(&g.ctx, &s.ctx),
                         data,
                         mem: g.mem.join(&s.mem),
+                        wrapped: g.wrapped.intersection(s.wrapped),
                     },
                 );
             }
@@ -212,6 +229,7 @@ pub fn widen(
                     ctx: ctx_meet(&o.ctx, &s.ctx),
                     data: w,
                     mem: o.mem.join(&s.mem),
+                    wrapped: o.wrapped.clone().intersection(s.wrapped),
                 }
             }
             None => s,
@@ -225,6 +243,7 @@ pub fn widen(
                         ctx: ctx_meet(&prev.ctx, &merged.ctx),
                         data,
                         mem: prev.mem.join(&merged.mem),
+                        wrapped: prev.wrapped.intersection(merged.wrapped),
                     },
                 );
             }
@@ -374,6 +393,7 @@ mod tests {
             ctx: Ctx::new(),
             data,
             mem: Mem::top(),
+            wrapped: im::OrdSet::new(),
         }
     }
 

@@ -443,6 +443,7 @@ impl Analyzer<'_> {
     /// `d := e`, where `d` holds a value of type `ty`.
     fn assign(&mut self, mut s: Sub, d: Dim, ty: &CType, e: &Expr) -> Result<Vec<Sub>> {
         let ty = ty.clone();
+        s.wrapped.remove(&(d.index() as u32));
         // A truth value: split so each piece knows which (keeps `r = a < b` precise).
         if is_truth_valued(e) {
             let tr = self.tr(&s);
@@ -490,7 +491,19 @@ impl Analyzer<'_> {
         s.data.s_assign_expr(d, &x, self.budget)?;
         // Wrapping types (and conversions): a result outside the range is not the C value.
         if converted || wraps(&ty, self.opts.overflow) {
-            return self.reduce_into(s, d, &ty, reach);
+            let pieces = self.reduce_windows(s, d, &ty, reach)?;
+            // A piece that wrapped, when another did not, stays apart at loop heads until `d`
+            // is assigned again (see `Sub::wrapped`).
+            let tag = pieces.len() > 1 && !converted;
+            return Ok(pieces
+                .into_iter()
+                .map(|(mut p, shifted)| {
+                    if tag && shifted {
+                        p.wrapped.insert(d.index() as u32);
+                    }
+                    p
+                })
+                .collect());
         }
         Ok(vec![s])
     }
@@ -501,19 +514,34 @@ impl Analyzer<'_> {
     /// signed byte read as unsigned), otherwise any value of the type.
     pub(super) fn reduce_into(
         &self,
-        mut s: Sub,
+        s: Sub,
         d: Dim,
         ty: &CType,
         reach: Option<(i128, i128)>,
     ) -> Result<Vec<Sub>> {
+        Ok(self
+            .reduce_windows(s, d, ty, reach)?
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect())
+    }
+
+    /// [`Analyzer::reduce_into`], each piece with whether it was shifted by the modulus.
+    fn reduce_windows(
+        &self,
+        mut s: Sub,
+        d: Dim,
+        ty: &CType,
+        reach: Option<(i128, i128)>,
+    ) -> Result<Vec<(Sub, bool)>> {
         let Some((lo, hi)) = type_range(ty) else {
-            return Ok(vec![s]);
+            return Ok(vec![(s, false)]);
         };
         let b = s.data.s_bounds(&LinExpr::var(d), self.budget)?;
         if b.is_empty()
             || (b.lower >= dizy_domains::Bound::int(lo) && b.upper <= dizy_domains::Bound::int(hi))
         {
-            return Ok(vec![s]);
+            return Ok(vec![(s, false)]);
         }
         let m = hi - lo + 1;
         if let Some((a, z)) = reach.filter(|(a, z)| *a >= lo - m && *z <= hi + m) {
@@ -546,14 +574,14 @@ impl Analyzer<'_> {
                         .expect("shift within i128");
                     piece.data.s_assign_linear(d, &shifted, self.budget)?;
                 }
-                out.push(piece);
+                out.push((piece, k != 0));
             }
             return Ok(out);
         }
         s.data.s_forget(d, self.budget)?;
         meet(&mut s.data, &[(1, d)], ConstraintKind::Ge, lo, self.budget)?;
         meet(&mut s.data, &[(1, d)], ConstraintKind::Le, hi, self.budget)?;
-        Ok(vec![s])
+        Ok(vec![(s, false)])
     }
 
     /// The values linear expression `l` can take in `s`, each dimension bounded by the state
