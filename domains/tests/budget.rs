@@ -97,7 +97,7 @@ fn an_interrupted_query_leaves_top_not_a_broken_object() {
 /// growing bound and keep the stable ones.
 #[test]
 fn widening_large_polyhedra_stays_an_upper_bound() {
-    let n = 11; // 2^11 vertices each: above the BHRZ03 size limit
+    let n = 13; // 2^13 vertices each: above the BHRZ03 size limit
     let older = hypercube(n, 0);
     let mut newer = hypercube(n, 0);
     newer

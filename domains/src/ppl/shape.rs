@@ -21,7 +21,7 @@ use crate::Result;
 
 /// Combined size of the two operands above which polyhedra are widened
 /// with H79 rather than BHRZ03 (see [`Shape::widen_assign`]).
-const BHRZ03_MAX_BYTES: usize = 256 * 1024;
+const BHRZ03_MAX_BYTES: usize = 2 << 20;
 
 /// An owned PPL object of kind `K`. Dimension indices passed to its methods
 /// must be checked by the caller (out-of-range ones make PPL report an
