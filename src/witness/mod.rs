@@ -563,7 +563,7 @@ impl Runner<'_> {
                 tries.push(t);
             }
         }
-        tries.extend(misaligned_neighbours(&self.params, &args));
+        let mut pairs = vec![];
         for (i, &a) in scalars.iter().enumerate() {
             for &b in &scalars[i + 1..] {
                 for &v in &pool {
@@ -571,10 +571,22 @@ impl Runner<'_> {
                         let mut t = args.clone();
                         t[a] = lit(a, v);
                         t[b] = lit(b, u);
-                        tries.push(t);
+                        pairs.push(t);
                     }
                 }
             }
+        }
+        // Pairs of scalars and misaligned buffers take turns: either list alone may exceed
+        // the allowance.
+        let mut shifted = misaligned_neighbours(&self.params, &args).into_iter();
+        let mut pairs = pairs.into_iter();
+        loop {
+            let (p, m) = (pairs.next(), shifted.next());
+            if p.is_none() && m.is_none() {
+                break;
+            }
+            tries.extend(p);
+            tries.extend(m);
         }
         let start = self.runs;
         // The clean-witness allowance counts from the end of the repair.
