@@ -166,6 +166,16 @@ const UNSAFE_IN_OLD: &[Case] = &[
 /// The same function written another way: never `different`.
 const SAME: &[Case] = &[
     Case {
+        // musl's strrchr/wcsrchr walk back to `s - 1`: forming that pointer is undefined, but
+        // nothing reads it and natively both return the same; not a memory witness.
+        name: "backward_scan_forms_s_minus_one",
+        prelude: "",
+        old: "char *f(char *s, unsigned long n, int c) { char *r = 0; for (unsigned long i = 0; i < n; i++) if (s[i] == (char)c) r = s + i; return r; }",
+        new: "char *f(char *s, unsigned long n, int c) { char *p; for (p = s + n - 1; p >= s && *p != (char)c; p--); return p >= s ? p : 0; }",
+        params: &["char *", "unsigned long", "int"],
+        ret: "char *",
+    },
+    Case {
         name: "index_vs_pointer",
         prelude: "",
         old: "int f(int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }",

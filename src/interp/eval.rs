@@ -247,11 +247,13 @@ impl<'a> Interp<'a> {
                     ))
                 }
             }
-            MemErr::ArithOutOfBounds { desc, off, len } => ub(format!(
+            // Undefined, but no access: nothing a sanitizer or a crash shows natively, so no
+            // memory witness (an access through the pointer is one).
+            MemErr::ArithOutOfBounds { desc, off, len } => other(format!(
                 "pointer arithmetic leaves the bounds of {} (offset {off}, size {len})",
                 name(desc)
             )),
-            MemErr::NullArith => ub("pointer arithmetic on a null pointer".into()),
+            MemErr::NullArith => other("pointer arithmetic on a null pointer".into()),
             MemErr::TooBig(n) => RunError::Unsupported {
                 msg: format!("memory limit of the interpreter exceeded (allocating {n} bytes)"),
                 line,
@@ -320,7 +322,7 @@ impl<'a> Interp<'a> {
     fn check_align(&self, addr: u64, t: &CType) -> Result<(), RunError> {
         if let Ptr::Obj { id: _, off } = decode(addr) {
             let al = self.prog.program.align_of(t).max(1);
-            if off % al != 0 {
+            if off.rem_euclid(al as i64) != 0 {
                 return self.ub(format!(
                     "misaligned access of `{}` at byte offset {off} (alignment {al})",
                     type_text(t)
@@ -433,6 +435,19 @@ impl<'a> Interp<'a> {
         Ok((b.to_vec(), i.to_vec()))
     }
 
+    /// `addr + delta` bytes (pointer arithmetic): a pointer outside its object is kept, its
+    /// undefined behaviour noted for the end of the call (see [`Interp::arith_ub`]).
+    pub(super) fn offset(&self, addr: u64, delta: i128) -> Result<u64, RunError> {
+        let (a, ub) = self.mem.ptr_add(addr, delta).map_err(|e| self.mem_err(e))?;
+        if let Some(e) = ub {
+            let mut pending = self.arith_ub.borrow_mut();
+            if pending.is_none() {
+                *pending = Some(self.mem_err(e));
+            }
+        }
+        Ok(a)
+    }
+
     /// Address of a place. `for_addr`: the place is only having its address taken, so an array
     /// index may point one past the end.
     pub(super) fn place_addr(&mut self, p: &Place, for_addr: bool) -> Result<u64, RunError> {
@@ -467,7 +482,7 @@ impl<'a> Interp<'a> {
                 }
                 let sz = i128::from(self.size_of(et));
                 let delta = idx.checked_mul(sz).unwrap_or(i128::MAX);
-                self.mem.ptr_add(base, delta).map_err(|e| self.mem_err(e))
+                self.offset(base, delta)
             }
             Place::Field(b, sid, k, _) => {
                 let base = self.place_addr(b, false)?;
@@ -479,10 +494,7 @@ impl<'a> Interp<'a> {
                     .and_then(|s| s.fields.get(*k as usize))
                     .map(|f| f.offset);
                 match off {
-                    Some(off) => self
-                        .mem
-                        .ptr_add(base, i128::from(off))
-                        .map_err(|e| self.mem_err(e)),
+                    Some(off) => self.offset(base, i128::from(off)),
                     None => self.unsupported("unknown struct field"),
                 }
             }
@@ -745,10 +757,7 @@ impl<'a> Interp<'a> {
             } else {
                 d
             };
-            let r = self
-                .mem
-                .ptr_add(as_addr(p), d)
-                .map_err(|e| self.mem_err(e))?;
+            let r = self.offset(as_addr(p), d)?;
             Ok(Value::Int(i128::from(r)))
         };
         match op {

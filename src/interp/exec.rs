@@ -388,7 +388,8 @@ impl<'a> Interp<'a> {
                 let s = as_addr(vals[0]);
                 let mut n = 0u64;
                 loop {
-                    let a = self
+                    // An address past the object fails at the read below.
+                    let (a, _) = self
                         .mem
                         .ptr_add(s, i128::from(n))
                         .map_err(|e| self.mem_err(e))?;
@@ -404,8 +405,8 @@ impl<'a> Interp<'a> {
                 let (s, t) = (as_addr(vals[0]), as_addr(vals[1]));
                 let mut k = 0i128;
                 loop {
-                    let a = self.mem.ptr_add(s, k).map_err(|e| self.mem_err(e))?;
-                    let b = self.mem.ptr_add(t, k).map_err(|e| self.mem_err(e))?;
+                    let (a, _) = self.mem.ptr_add(s, k).map_err(|e| self.mem_err(e))?;
+                    let (b, _) = self.mem.ptr_add(t, k).map_err(|e| self.mem_err(e))?;
                     let x = self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0];
                     let y = self.mem.read_init(b, 1).map_err(|e| self.mem_err(e))?[0];
                     // glibc returns the difference of the first differing bytes (unsigned).

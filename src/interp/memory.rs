@@ -6,7 +6,10 @@
 //! "initialized" flag per byte so reads of indeterminate values are caught, and objects of
 //! finished calls stay as tombstones so dangling pointers are caught.
 //!
-//! Pointers are plain `u64` addresses: `(object id + 1) << 32 | offset`; 0 is null; addresses
+//! Pointers are plain `u64` addresses: `(object id + 1) << 32 | (offset + 2^31)`, so that a
+//! pointer a little before or past its object (`s - 1`, formed but never dereferenced: undefined
+//! behaviour of the arithmetic, which no sanitizer reports) still compares and subtracts as
+//! natively; 0 is null; addresses
 //! whose high word is at least [`FUNC_BASE`] denote functions (index into the interpreter's
 //! function-name table). Objects are treated as 16-byte aligned; an object may start `start`
 //! bytes into its slot (a caller's buffer at a misaligned address: `(uintptr_t)p & 7` is then
@@ -14,6 +17,11 @@
 
 /// First high word used for function addresses; object ids stay below it.
 pub(super) const FUNC_BASE: u64 = 0xFFFF_0000;
+/// Added to an object offset in an address (a multiple of 16: alignment shows in the low bits).
+const BIAS: i64 = 1 << 31;
+/// How far outside its object pointer arithmetic may go and still give a comparable address.
+const SLACK: i128 = 1 << 30;
+
 /// Largest single object and largest total of live bytes the interpreter will allocate.
 const MAX_OBJECT: u64 = 1 << 30;
 const MAX_LIVE: u64 = 2 << 30;
@@ -61,9 +69,11 @@ enum Slot {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Ptr {
     Null,
+    /// `off` counts from the slot's first byte; negative or past the end for a pointer formed
+    /// outside its object.
     Obj {
         id: u32,
-        off: u64,
+        off: i64,
     },
     Func(u32),
     /// A non-null integer that points nowhere (e.g. cast from an arbitrary integer).
@@ -100,7 +110,12 @@ pub(super) enum MemErr {
 }
 
 pub(super) fn encode(id: u32, off: u64) -> u64 {
-    ((u64::from(id) + 1) << 32) | off
+    encode_signed(id, off as i64)
+}
+
+/// [`encode`] for an offset that may lie outside the object (within [`SLACK`]).
+fn encode_signed(id: u32, off: i64) -> u64 {
+    ((u64::from(id) + 1) << 32) | (off + BIAS) as u64
 }
 
 pub(super) fn func_addr(idx: u32) -> u64 {
@@ -122,7 +137,7 @@ pub(super) fn decode(a: u64) -> Ptr {
     } else {
         Ptr::Obj {
             id: (hi - 1) as u32,
-            off: a & 0xFFFF_FFFF,
+            off: (a & 0xFFFF_FFFF) as i64 - BIAS,
         }
     }
 }
@@ -223,6 +238,8 @@ impl Memory {
     pub fn resolve(&self, addr: u64, size: u64, write: bool) -> Result<(u32, u64), MemErr> {
         match decode(addr) {
             Ptr::Null => Err(MemErr::Null),
+            // A small offset from null (`r->hi` with `r = NULL`): natively the null page.
+            Ptr::Invalid if addr < 4096 => Err(MemErr::Null),
             Ptr::Invalid => Err(MemErr::Invalid),
             Ptr::Func(_) => Err(MemErr::Func),
             Ptr::Obj { id, off } => match self.slots.get(id as usize) {
@@ -232,7 +249,9 @@ impl Memory {
                     let len = o.bytes.len() as u64;
                     if o.unknown {
                         Err(MemErr::Unknown(o.desc))
-                    } else if off < o.start || off.checked_add(size).is_none_or(|end| end > len) {
+                    } else if off < o.start as i64
+                        || (off as u64).checked_add(size).is_none_or(|end| end > len)
+                    {
                         Err(MemErr::OutOfBounds {
                             desc: o.desc,
                             off: i128::from(off) - i128::from(o.start),
@@ -242,7 +261,7 @@ impl Memory {
                     } else if write && o.readonly {
                         Err(MemErr::ReadOnly(o.desc))
                     } else {
-                        Ok((id, off))
+                        Ok((id, off as u64))
                     }
                 }
             },
@@ -316,14 +335,22 @@ impl Memory {
         Ok(())
     }
 
-    /// `addr + delta` bytes; the result must stay within the object or one past its end.
-    pub fn ptr_add(&self, addr: u64, delta: i128) -> Result<u64, MemErr> {
+    /// `addr + delta` bytes. Within the object or one past its end: the address. Outside it by
+    /// less than [`SLACK`] (or a small positive offset from null): the address too, with the
+    /// undefined behaviour of forming it, which only matters if nothing worse follows (an access
+    /// through it is out of bounds). Farther: an error.
+    pub fn ptr_add(&self, addr: u64, delta: i128) -> Result<(u64, Option<MemErr>), MemErr> {
+        // Addresses are 64-bit: `s + n` with `n = SIZE_MAX` is `s - 1` on the machine.
+        let delta = i128::from(delta as u64 as i64);
         match decode(addr) {
-            Ptr::Null if delta == 0 => Ok(0),
+            Ptr::Null if delta == 0 => Ok((0, None)),
+            Ptr::Null if delta > 0 && delta < 1 << 32 => {
+                Ok((delta as u64, Some(MemErr::NullArith)))
+            }
             Ptr::Null => Err(MemErr::NullArith),
             Ptr::Func(_) => Err(MemErr::Func),
             // Integers cast to pointers: plain integer arithmetic, any dereference fails later.
-            Ptr::Invalid => Ok(i128::from(addr).wrapping_add(delta) as u64),
+            Ptr::Invalid => Ok((i128::from(addr).wrapping_add(delta) as u64, None)),
             Ptr::Obj { id, off } => {
                 let (desc, len, start) = match self.slots.get(id as usize) {
                     Some(Slot::Live(o)) => (o.desc, o.bytes.len() as u64, o.start),
@@ -331,14 +358,19 @@ impl Memory {
                     None | Some(Slot::Free) => return Err(MemErr::Invalid),
                 };
                 let new = i128::from(off).saturating_add(delta);
-                if new < i128::from(start) || new > i128::from(len) {
-                    return Err(MemErr::ArithOutOfBounds {
-                        desc,
-                        off: new - i128::from(start),
-                        len: len - start,
-                    });
+                if new >= i128::from(start) && new <= i128::from(len) {
+                    return Ok((encode_signed(id, new as i64), None));
                 }
-                Ok(encode(id, new as u64))
+                let err = MemErr::ArithOutOfBounds {
+                    desc,
+                    off: new - i128::from(start),
+                    len: len - start,
+                };
+                if new.abs() < SLACK {
+                    Ok((encode_signed(id, new as i64), Some(err)))
+                } else {
+                    Err(err)
+                }
             }
         }
     }
@@ -353,6 +385,7 @@ mod tests {
         assert_eq!(decode(0), Ptr::Null);
         assert_eq!(decode(encode(0, 0)), Ptr::Obj { id: 0, off: 0 });
         assert_eq!(decode(encode(7, 12)), Ptr::Obj { id: 7, off: 12 });
+        assert_eq!(encode(0, 5) & 15, 5, "alignment shows in the low bits");
         assert_eq!(decode(func_addr(3)), Ptr::Func(3));
         assert_eq!(decode(42), Ptr::Invalid);
     }
@@ -373,9 +406,22 @@ mod tests {
             m.read(encode(id, 6), 4),
             Err(MemErr::OutOfBounds { .. })
         ));
-        assert_eq!(m.ptr_add(a, 8).unwrap(), encode(id, 8));
-        assert!(m.ptr_add(a, 9).is_err());
-        assert!(m.ptr_add(a, -1).is_err());
+        assert_eq!(m.ptr_add(a, 8).unwrap(), (encode(id, 8), None));
+        // Formed outside the object: an address that compares as natively, with the
+        // arithmetic's undefined behaviour; an access through it is out of bounds.
+        let (before, ub) = m.ptr_add(a, -1).unwrap();
+        assert!(matches!(ub, Some(MemErr::ArithOutOfBounds { off: -1, .. })));
+        assert!(before < a);
+        assert!(matches!(
+            m.read(before, 1),
+            Err(MemErr::OutOfBounds { off: -1, .. })
+        ));
+        assert!(m.ptr_add(a, 9).unwrap().1.is_some());
+        assert!(m.ptr_add(a, 1 << 40).is_err());
+        // A small offset from null is the null page.
+        let (p, ub) = m.ptr_add(0, 4).unwrap();
+        assert_eq!(ub, Some(MemErr::NullArith));
+        assert_eq!(m.read(p, 4).unwrap_err(), MemErr::Null);
         m.escape(a);
         m.free(id);
         assert_eq!(m.read(a, 1).unwrap_err(), MemErr::Dead(d));
@@ -409,14 +455,17 @@ mod tests {
             Err(MemErr::OutOfBounds { off: -5, .. })
         ));
         assert!(m.read(encode(id, 6), 3).is_err());
-        assert_eq!(m.ptr_add(a, 3).unwrap(), encode(id, 8));
+        assert_eq!(m.ptr_add(a, 3).unwrap(), (encode(id, 8), None));
         assert!(matches!(
             m.ptr_add(a, -1),
-            Err(MemErr::ArithOutOfBounds {
-                off: -1,
-                len: 3,
-                ..
-            })
+            Ok((
+                _,
+                Some(MemErr::ArithOutOfBounds {
+                    off: -1,
+                    len: 3,
+                    ..
+                })
+            ))
         ));
     }
 }

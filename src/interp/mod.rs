@@ -185,6 +185,10 @@ pub struct Interp<'a> {
     strings: Vec<u32>,
     /// Why the globals could not be initialized, reported by every call.
     init_error: Option<RunError>,
+    /// Pointer arithmetic of this call that left its object (or null) without an access
+    /// following: undefined, but what sanitizers see only if something is then accessed; the
+    /// call ends with it (as [`UbKind::Other`]) if nothing worse happens first.
+    arith_ub: std::cell::RefCell<Option<RunError>>,
     output: Vec<u8>,
     /// Variables of the called function to read when it returns ([`Interp::call_observe`]).
     observe: Vec<VarId>,
@@ -213,6 +217,7 @@ impl<'a> Interp<'a> {
             globals: Vec::new(),
             strings: Vec::new(),
             init_error: None,
+            arith_ub: std::cell::RefCell::new(None),
             output: Vec::new(),
             observe: Vec::new(),
             observed: Vec::new(),
@@ -258,15 +263,16 @@ impl<'a> Interp<'a> {
     pub fn target(&self, addr: u64) -> Target {
         match memory::decode(addr) {
             memory::Ptr::Null => Target::Null,
-            memory::Ptr::Obj { id, off } => {
-                self.inputs
-                    .iter()
-                    .find(|(_, i)| *i == id)
-                    .map_or(Target::Other, |&(arg, _)| Target::Input {
-                        arg,
-                        off: off - self.mem.extent(id).map_or(0, |(_, start)| start),
-                    })
-            }
+            memory::Ptr::Obj { id, off } => self
+                .inputs
+                .iter()
+                .find(|(_, i)| *i == id)
+                .and_then(|&(arg, _)| {
+                    let start = self.mem.extent(id).map_or(0, |(_, start)| start);
+                    let off = u64::try_from(off).ok()?.checked_sub(start)?;
+                    Some(Target::Input { arg, off })
+                })
+                .unwrap_or(Target::Other),
             memory::Ptr::Func(i) => self
                 .fn_names
                 .get(i as usize)
@@ -319,10 +325,7 @@ impl<'a> Interp<'a> {
             for (off, ty, e) in &g.init {
                 let v = self.eval(e)?;
                 let v = self.convert(v, ty)?;
-                let a = self
-                    .mem
-                    .ptr_add(encode(self.globals[i], 0), i128::from(*off))
-                    .map_err(|e| self.mem_err(e))?;
+                let a = self.offset(encode(self.globals[i], 0), i128::from(*off))?;
                 self.store(a, ty, v)?;
             }
         }
@@ -504,6 +507,7 @@ impl<'a> Interp<'a> {
         self.steps = 0;
         self.depth = 0;
         self.output.clear();
+        self.arith_ub.replace(None);
         let res = self.push_frame(fi, argv).and_then(|()| {
             if !self.observe.is_empty() {
                 if let Some(fr) = self.frames.last() {
@@ -514,6 +518,9 @@ impl<'a> Interp<'a> {
         });
         if res.is_err() {
             self.unwind();
+        }
+        if let (Ok(_), Some(ub)) = (&res, self.arith_ub.take()) {
+            return Err(ub);
         }
         let gf = &self.prog.functions[fi];
         let mut ret_bytes = None;
