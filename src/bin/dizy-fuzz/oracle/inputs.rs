@@ -579,6 +579,8 @@ pub fn input_from_witness(
                             let of = m["of"].as_str()?;
                             Some(Val::Same(names.iter().position(|n| *n == of)?))
                         }
+                        // A misaligned buffer (`misalignment`) is given aligned: dizy only
+                        // misaligns byte buffers, and generated code never looks at addresses.
                         "buffer" => {
                             let bytes: Vec<u8> = m["bytes"]
                                 .as_array()?
