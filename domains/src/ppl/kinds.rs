@@ -38,6 +38,15 @@ mod sealed {
             y: *const Self::Tag,
             cs: ffi::ppl_const_Constraint_System_t,
         ) -> c_int;
+        /// A widening whose work the budget bounds throughout, for operands too large for
+        /// [`RawOps::widen`] (H79 for polyhedra; octagons' widening already is).
+        unsafe fn coarse_widen(x: *mut Self::Tag, y: *const Self::Tag) -> c_int;
+        /// [`RawOps::coarse_widen`] with thresholds.
+        unsafe fn coarse_limited_widen(
+            x: *mut Self::Tag,
+            y: *const Self::Tag,
+            cs: ffi::ppl_const_Constraint_System_t,
+        ) -> c_int;
         unsafe fn contains(x: *const Self::Tag, y: *const Self::Tag) -> c_int;
         unsafe fn equals(x: *const Self::Tag, y: *const Self::Tag) -> c_int;
         unsafe fn is_empty(p: *const Self::Tag) -> c_int;
@@ -74,7 +83,8 @@ pub trait Kind: sealed::RawOps + 'static {
 macro_rules! raw_ops {
     ($kind:ident, $tag:ty, $new:ident, $copy:ident, $delete:ident, $refine:ident,
      $affine:ident, $unconstrain:ident, $add:ident, $remove:ident, $map:ident,
-     $meet:ident, $join:ident, $widen:ident, $limited:ident, $contains:ident,
+     $meet:ident, $join:ident, $widen:ident, $limited:ident, $coarse:ident,
+     $coarse_limited:ident, $contains:ident,
      $equals:ident, $empty:ident, $universe:ident, $max:ident, $min:ident,
      $topoly:ident) => {
         impl sealed::RawOps for $kind {
@@ -127,6 +137,16 @@ macro_rules! raw_ops {
             ) -> c_int {
                 unsafe { ffi::$limited(x, y, cs) }
             }
+            unsafe fn coarse_widen(x: *mut $tag, y: *const $tag) -> c_int {
+                unsafe { ffi::$coarse(x, y) }
+            }
+            unsafe fn coarse_limited_widen(
+                x: *mut $tag,
+                y: *const $tag,
+                cs: ffi::ppl_const_Constraint_System_t,
+            ) -> c_int {
+                unsafe { ffi::$coarse_limited(x, y, cs) }
+            }
             unsafe fn contains(x: *const $tag, y: *const $tag) -> c_int {
                 unsafe { ffi::$contains(x, y) }
             }
@@ -165,7 +185,8 @@ macro_rules! raw_ops {
 }
 
 /// PPL's `C_Polyhedron` (closed convex polyhedra over the rationals);
-/// widening BHRZ03, thresholds via the limited BHRZ03 extrapolation.
+/// widening BHRZ03, thresholds via the limited BHRZ03 extrapolation (H79 and
+/// its limited extrapolation for operands too large for BHRZ03).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CPolyhedron {}
 
@@ -200,6 +221,8 @@ raw_ops!(
     ppl_Polyhedron_poly_hull_assign,
     ppl_Polyhedron_BHRZ03_widening_assign,
     ppl_Polyhedron_limited_BHRZ03_extrapolation_assign,
+    ppl_Polyhedron_H79_widening_assign,
+    ppl_Polyhedron_limited_H79_extrapolation_assign,
     ppl_Polyhedron_contains_Polyhedron,
     ppl_Polyhedron_equals_Polyhedron,
     ppl_Polyhedron_is_empty,
@@ -223,6 +246,8 @@ raw_ops!(
     ppl_Octagonal_Shape_mpq_class_map_space_dimensions,
     ppl_Octagonal_Shape_mpq_class_intersection_assign,
     ppl_Octagonal_Shape_mpq_class_upper_bound_assign,
+    ppl_Octagonal_Shape_mpq_class_BHMZ05_widening_assign,
+    ppl_Octagonal_Shape_mpq_class_limited_BHMZ05_extrapolation_assign,
     ppl_Octagonal_Shape_mpq_class_BHMZ05_widening_assign,
     ppl_Octagonal_Shape_mpq_class_limited_BHMZ05_extrapolation_assign,
     ppl_Octagonal_Shape_mpq_class_contains_Octagonal_Shape_mpq_class,

@@ -270,24 +270,17 @@ impl<K: Kind> Shape<K> {
     /// conversions the budget does bound, is used instead.
     pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
-        if self.too_big_for_bhrz03(older)? {
-            // SAFETY: for the polyhedron kind the tag is `ppl_Polyhedron_tag` (identity casts);
-            // valid handles; lock held.
-            self.run(
-                &[older],
-                budgeted(self.budget, || unsafe {
-                    ffi::ppl_Polyhedron_H79_widening_assign(
-                        self.h() as ffi::ppl_Polyhedron_t,
-                        older.h() as ffi::ppl_const_Polyhedron_t,
-                    )
-                }),
-            )?;
-            return Ok(());
-        }
+        let coarse = self.too_big_for_bhrz03(older)?;
         // SAFETY: valid handles; lock held.
         self.run(
             &[older],
-            budgeted(self.budget, || unsafe { K::widen(self.h(), older.h()) }),
+            budgeted(self.budget, || unsafe {
+                if coarse {
+                    K::coarse_widen(self.h(), older.h())
+                } else {
+                    K::widen(self.h(), older.h())
+                }
+            }),
         )?;
         Ok(())
     }
@@ -335,25 +328,16 @@ impl<K: Kind> Shape<K> {
     ) -> Result<()> {
         let g = lock()?;
         let sys = PConsSys::new(&g, thresholds, dims)?;
-        if self.too_big_for_bhrz03(older)? {
-            // SAFETY: as in `widen_assign`; the constraint system lives to the end of the call.
-            self.run(
-                &[older],
-                budgeted(self.budget, || unsafe {
-                    ffi::ppl_Polyhedron_limited_H79_extrapolation_assign(
-                        self.h() as ffi::ppl_Polyhedron_t,
-                        older.h() as ffi::ppl_const_Polyhedron_t,
-                        sys.raw,
-                    )
-                }),
-            )?;
-            return Ok(());
-        }
-        // SAFETY: valid handles; lock held.
+        let coarse = self.too_big_for_bhrz03(older)?;
+        // SAFETY: valid handles; the constraint system lives to the end of the call; lock held.
         self.run(
             &[older],
             budgeted(self.budget, || unsafe {
-                K::limited_widen(self.h(), older.h(), sys.raw)
+                if coarse {
+                    K::coarse_limited_widen(self.h(), older.h(), sys.raw)
+                } else {
+                    K::limited_widen(self.h(), older.h(), sys.raw)
+                }
             }),
         )?;
         Ok(())
