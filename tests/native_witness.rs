@@ -229,3 +229,29 @@ fn main_floats_globals_and_output_are_confirmed() {
     assert!(natively_validated(&f), "{f:#}");
     assert!(f["witness"]["old"]["output"].is_string(), "{f:#}");
 }
+
+#[test]
+fn formatted_output_and_mathematics_are_confirmed() {
+    // `printf` with flags, widths, precisions and length modifiers, `puts`: the interpreter's
+    // text must be the compiled program's byte for byte, or native validation refutes it. The
+    // witness must make the two versions print differently (x > 10 adds one), so every
+    // conversion's text is compared on an input that reaches it.
+    let body = |bump: &str| {
+        format!(
+            "#include <stdio.h>\nvoid f(int x, unsigned char c)\n{{\n    int y = x{bump};\n    printf(\"%5d|%-4x|%#o|%+.3d|%hhu|%lu|%c|%s|%.1s%%\\n\", y, y & 255, y & 63, y % 100, c, (unsigned long)y * 3u, 'a' + (c & 7), \"ab\", \"cd\");\n    puts(\"end\");\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&body(""), &body(" + (x > 10)"));
+    let f = only_function(&dizy_json(&o, &n, &["--validate", "native"])).clone();
+    assert!(natively_validated(&f), "{f:#}");
+    let out = f["witness"]["old"]["output"].as_str().expect("output");
+    assert!(out.ends_with("%\nend\n"), "{out:?}");
+    // The C library's mathematics: the interpreter runs the same libm the harness links with
+    // `-lm`; a difference only in the argument of `exp` is found and confirmed.
+    let (_d, o, n) = pair(
+        "#include <math.h>\ndouble f(double x)\n{\n    return exp(fabs(x)) + log(1.0 + x * x) + pow(2.0, sin(x));\n}\n",
+        "#include <math.h>\ndouble f(double x)\n{\n    return exp(fabs(x) + 1e-9) + log(1.0 + x * x) + pow(2.0, sin(x));\n}\n",
+    );
+    let f = only_function(&dizy_json(&o, &n, &["--validate", "native"])).clone();
+    assert!(natively_validated(&f), "{f:#}");
+}

@@ -307,6 +307,25 @@ impl<'a> Interp<'a> {
         Ok(())
     }
 
+    /// The bytes of the NUL-terminated string at `v` (without the NUL), at most `limit`:
+    /// reading past its object or an uninitialized byte is the error a read would be.
+    fn c_string(&self, v: Value, limit: Option<usize>) -> Result<Vec<u8>, RunError> {
+        let s = as_addr(v);
+        let mut out = vec![];
+        while limit.is_none_or(|l| out.len() < l) {
+            let (a, _) = self
+                .mem
+                .ptr_add(s, out.len() as i128)
+                .map_err(|e| self.mem_err(e))?;
+            let b = self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0];
+            if b == 0 {
+                break;
+            }
+            out.push(b);
+        }
+        Ok(out)
+    }
+
     /// Library functions executed natively when the program does not define them.
     fn builtin(&mut self, name: &str, args: &[Data]) -> Result<(Value, CType), RunError> {
         let vals: Vec<Value> = args
@@ -332,6 +351,9 @@ impl<'a> Interp<'a> {
                 ))
             }
         };
+        if let Some(r) = super::libm::call(name, &vals) {
+            return r.or_else(|msg| self.unsupported(msg));
+        }
         let void_ptr = CType::Ptr(Box::new(CType::Void));
         match name {
             "abs" | "labs" | "llabs" => {
@@ -343,6 +365,33 @@ impl<'a> Interp<'a> {
                 }
                 let ty = if bits == 32 { CType::INT } else { CType::LONG };
                 Ok((Value::Int(x.abs()), ty))
+            }
+            "printf" | "puts" => {
+                let Some(&first) = vals.first() else {
+                    return self.unsupported(format!("`{name}` without arguments"));
+                };
+                let text = self.c_string(first, None)?;
+                let out = if name == "puts" {
+                    want(1)?;
+                    let mut t = text;
+                    t.push(b'\n');
+                    t
+                } else {
+                    let mut read = |v: Value, limit: Option<usize>| self.c_string(v, limit);
+                    match super::format::render(&text, &vals[1..], &mut read)? {
+                        Ok(t) => t,
+                        Err(super::format::FormatError::MissingArgument) => {
+                            return self.ub("`printf` with fewer arguments than its format uses")
+                        }
+                        Err(super::format::FormatError::Unsupported(what)) => {
+                            return self.unsupported(format!("`printf` with {what}"))
+                        }
+                    }
+                };
+                let n = out.len() as i128;
+                self.output.extend(out);
+                // `puts` returns a non-negative value: glibc's is the count written.
+                Ok((Value::Int(n), CType::INT))
             }
             "putchar" => {
                 want(1)?;

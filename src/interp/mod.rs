@@ -15,6 +15,8 @@
 
 mod eval;
 mod exec;
+mod format;
+mod libm;
 mod literal;
 mod memory;
 mod observe;

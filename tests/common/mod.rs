@@ -641,7 +641,9 @@ pub fn run_native(
                 "-o",
             ])
             .arg(&exe)
-            .arg(&src),
+            .arg(&src)
+            // The C library's mathematics (the interpreter runs the same libm).
+            .arg("-lm"),
         None,
         Duration::from_secs(120),
     );

@@ -331,7 +331,8 @@ fn compile(
     }
     cmd.args(file_names)
         .env("SOURCE_DATE_EPOCH", frontend::SOURCE_DATE_EPOCH);
-    cmd.arg("-o").arg(&exe).arg(&c);
+    // The C library's mathematics, which the interpreter also runs (`interp::libm`).
+    cmd.arg("-o").arg(&exe).arg(&c).arg("-lm");
     let out = run_with_timeout(&mut cmd, None, COMPILE_TIMEOUT);
     if out.status.is_some_and(|s| s.success()) {
         return Ok(exe);
