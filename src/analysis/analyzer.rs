@@ -401,12 +401,14 @@ impl<'a> Analyzer<'a> {
             // Coarsest last: sub-states that agree on the live guards and the equivalences
             // first (what a guard selects stays exact), then on the equivalences alone.
             self.stats.forced_canonizations += 1;
-            for c in [Canon::None, Canon::JoinEquiv, Canon::JoinAll] {
-                s = state::canonize(s, c, pairs, &self.kept_guards, self.budget)?;
-                if s.len() <= self.opts.max_substates {
-                    break;
-                }
-            }
+            s = state::canonize_bounded(
+                s,
+                &[Canon::None, Canon::JoinEquiv, Canon::JoinAll],
+                self.opts.max_substates,
+                pairs,
+                &self.kept_guards,
+                self.budget,
+            )?;
         }
         Ok(s)
     }

@@ -17,7 +17,7 @@ use super::options::Semantics;
 use super::state::{Soft, Sub};
 use super::translate::Tr;
 use crate::changes;
-use crate::correlate::{Correlated, Side};
+use crate::correlate::{Correlated, Side, NO_MEMORY_WRITES, PURE_FUNCTIONS};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
 use crate::ir::{layout_size, BinOp, CType, Callee, Expr, ExprKind, Place, UnOp, VarKind};
@@ -152,20 +152,44 @@ pub fn equal_exprs(
         loads: &[],
         convs: &[],
     };
-    if let (Some(a), Some(b)) = (tr.linear(x), tr.linear(y)) {
-        if let Some(diff) = a.checked_sub(&b) {
-            if s.data
-                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), tr.budget)?
-            {
-                return Ok(true);
-            }
-        }
-    }
     same_pure(c, &tr, x, y, s)
 }
 
-/// The same expression tree over variables proven pairwise equal (no memory reads).
+/// Whether `x` and `y` are both linear in `s` and entailed equal there.
+fn linear_equal(tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    // Equal numbers of different floating types (or a floating and an integer one) are
+    // different values to what operates on them.
+    if (x.ty.is_float() || y.ty.is_float()) && x.ty != y.ty {
+        return Ok(false);
+    }
+    // A floating value is linear only as a tracked copy or a small constant (see `Tr::expr`).
+    let lin = |e: &Expr| {
+        if e.ty.is_float() {
+            tr.expr(e).as_linear()
+        } else {
+            tr.linear(e)
+        }
+    };
+    if let (Some(a), Some(b)) = (lin(x), lin(y)) {
+        if let Some(diff) = a.checked_sub(&b) {
+            return s
+                .data
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), tr.budget);
+        }
+    }
+    Ok(false)
+}
+
+/// The same expression tree over variables proven pairwise equal (no memory reads), where
+/// subexpressions that differ in form may be linear and entailed equal (`two / x` against
+/// `2.0 / x` where `two = 2.0`).
 fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    Ok(same_tree(c, tr, x, y, s)? || linear_equal(tr, x, y, s)?)
+}
+
+/// [`same_pure`] at the root of `x` and `y`: the same operator over operands equal by
+/// [`same_pure`].
+fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
     let dims = tr.dims;
     if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) {
         return Ok(false);
@@ -260,42 +284,70 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
 }
 
 /// Helpers defined in both versions with the same code ([`changes::same_function`]), no
-/// globals, no calls and only scalar parameters: equal arguments give equal results.
+/// globals and only scalar parameters, whose calls go only to known pure library functions, to
+/// library mathematics with scalar arguments (which write no memory of the caller) and to other
+/// such helpers: equal arguments give equal results, and a call changes nothing the caller can
+/// see. Greatest fixpoint, so recursion alone does not disqualify: by induction on the depth of
+/// the old call, identical code over equal arguments and congruent callees computes the same
+/// result, and runs forever exactly when the other does. The calls' own effects (library
+/// mathematics may set `errno`) stay diff points of the correlating program.
 pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
-    let mut out = HashSet::new();
-    for f in &c.program.functions {
-        if c.function_side(&f.name) != Side::Old {
-            continue;
-        }
-        let Some(g) = c.version(&f.name, Side::New) else {
-            continue;
-        };
-        let no_globals = |h: &GclFunction| {
-            h.func
-                .vars
-                .iter()
-                .all(|v| !matches!(v.kind, VarKind::Global(_)))
-        };
-        let scalar_params = |h: &GclFunction| {
-            h.func.params.iter().all(|p| {
-                let t = &h.func.var(*p).ty;
-                !t.is_pointer() && !matches!(t, CType::Struct(_) | CType::Array(..))
+    let no_globals = |h: &GclFunction| {
+        h.func
+            .vars
+            .iter()
+            .all(|v| !matches!(v.kind, VarKind::Global(_)))
+    };
+    let scalar_params = |h: &GclFunction| {
+        h.func.params.iter().all(|p| {
+            let t = &h.func.var(*p).ty;
+            !t.is_pointer() && !matches!(t, CType::Struct(_) | CType::Array(..))
+        })
+    };
+    let mut out: HashSet<String> = c
+        .program
+        .functions
+        .iter()
+        .filter(|f| c.function_side(&f.name) == Side::Old)
+        .filter(|f| {
+            c.version(&f.name, Side::New).is_some_and(|g| {
+                no_globals(f)
+                    && no_globals(g)
+                    && scalar_params(f)
+                    && changes::same_function(&c.program, f, &c.program, g)
             })
-        };
-        let no_calls = |h: &GclFunction| {
-            h.instrs
-                .iter()
-                .all(|i| !matches!(i.kind, InstrKind::Call { .. }))
-        };
-        if no_globals(f)
-            && no_globals(g)
-            && scalar_params(f)
-            && no_calls(f)
-            && no_calls(g)
-            && changes::same_function(&c.program, f, &c.program, g)
-        {
-            out.insert(f.name.clone());
+        })
+        .map(|f| f.name.clone())
+        .collect();
+    loop {
+        let before = out.len();
+        let keep: HashSet<String> = out
+            .iter()
+            .filter(|n| {
+                let calls_ok = |h: &GclFunction| {
+                    h.instrs.iter().all(|i| match &i.kind {
+                        InstrKind::Call {
+                            callee: Callee::Direct(m),
+                            args,
+                            ..
+                        } => {
+                            let m = c.source_name(m);
+                            PURE_FUNCTIONS.contains(&m)
+                                || (NO_MEMORY_WRITES.contains(&m) && !reads_memory(args))
+                                || out.contains(m)
+                        }
+                        InstrKind::Call { .. } => false,
+                        _ => true,
+                    })
+                };
+                c.version(n, Side::Old).is_some_and(calls_ok)
+                    && c.version(n, Side::New).is_some_and(calls_ok)
+            })
+            .cloned()
+            .collect();
+        out = keep;
+        if out.len() == before {
+            return out;
         }
     }
-    out
 }

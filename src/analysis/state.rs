@@ -104,6 +104,15 @@ pub fn key(
     kept: &[GuardId],
     b: &Budget,
 ) -> Result<Key> {
+    let equiv = match canon {
+        Canon::JoinEquiv | Canon::None => equiv_set(&s.data, pairs, b)?,
+        _ => vec![],
+    };
+    Ok(key_with(s, canon, equiv, kept))
+}
+
+/// [`key`] with the sub-state's equivalences ([`equiv_set`]) already known.
+fn key_with(s: &Sub, canon: Canon, equiv: Vec<bool>, kept: &[GuardId]) -> Key {
     let guards = match canon {
         Canon::ByGuards | Canon::None => s.ctx.iter().map(|(g, v)| (g.0, *v)).collect(),
         Canon::JoinEquiv => kept
@@ -113,7 +122,7 @@ pub fn key(
         _ => vec![],
     };
     let equiv = match canon {
-        Canon::JoinEquiv | Canon::None => equiv_set(&s.data, pairs, b)?,
+        Canon::JoinEquiv | Canon::None => equiv,
         _ => vec![],
     };
     let mem = (canon != Canon::JoinAll && s.mem.equal && !s.mem.globals_differ)
@@ -122,12 +131,12 @@ pub fn key(
         Canon::None => s.wrapped.iter().copied().collect(),
         _ => vec![],
     };
-    Ok(Key {
+    Key {
         guards,
         equiv,
         mem,
         wrapped,
-    })
+    }
 }
 
 /// Merge the sub-states of `state` that share a key; drop empty ones. `Canon::None` merges only
@@ -162,6 +171,65 @@ pub fn canonize(
                 );
             }
         }
+    }
+    Ok(groups.into_values().collect())
+}
+
+/// The first of `levels` (finest first) under which `state` has at most `max` sub-states
+/// (else the last), applied: each sub-state's equivalences are decided once, not once per level
+/// tried. Grouping the sub-states by a coarser key directly gives what canonizing by a finer
+/// one first and then by the coarser would: the sub-states a finer group joins share every
+/// part of the coarser key, and so does their join.
+pub fn canonize_bounded(
+    state: State,
+    levels: &[Canon],
+    max: usize,
+    pairs: &[(Dim, Dim)],
+    kept: &[GuardId],
+    b: &Budget,
+) -> Result<State> {
+    let mut subs = Vec::with_capacity(state.len());
+    let needs_equiv = levels
+        .iter()
+        .any(|c| matches!(c, Canon::None | Canon::JoinEquiv));
+    for s in state {
+        if s.data.s_is_bottom(b)? {
+            continue;
+        }
+        let equiv = if needs_equiv {
+            equiv_set(&s.data, pairs, b)?
+        } else {
+            vec![]
+        };
+        subs.push((equiv, s));
+    }
+    let Some(&last) = levels.last() else {
+        return Ok(subs.into_iter().map(|x| x.1).collect());
+    };
+    let chosen = levels
+        .iter()
+        .copied()
+        .find(|&c| {
+            let keys: std::collections::BTreeSet<Key> = subs
+                .iter()
+                .map(|(e, s)| key_with(s, c, e.clone(), kept))
+                .collect();
+            keys.len() <= max
+        })
+        .unwrap_or(last);
+    let mut groups: BTreeMap<Key, Sub> = BTreeMap::new();
+    for (equiv, s) in subs {
+        let k = key_with(&s, chosen, equiv, kept);
+        let merged = match groups.remove(&k) {
+            None => s,
+            Some(g) => Sub {
+                data: join_fit(&g.data, &s.data, b)?,
+                ctx: ctx_meet(&g.ctx, &s.ctx),
+                mem: g.mem.join(&s.mem),
+                wrapped: g.wrapped.intersection(s.wrapped),
+            },
+        };
+        groups.insert(k, merged);
     }
     Ok(groups.into_values().collect())
 }

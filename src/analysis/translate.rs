@@ -173,12 +173,20 @@ impl Tr<'_> {
     }
 
     /// Mathematical value of `e` (ring operations unreduced; see module doc). Under IEEE
-    /// floating point a floating value is only ever known as a copy of a tracked one.
+    /// floating point a floating value is only ever known as a copy of a tracked one or as a
+    /// small non-zero integral constant: values every float type holds exactly, and which no
+    /// other value (NaN, -0.0 against 0.0) can be confused with, since floating guards
+    /// constrain nothing.
     pub fn expr(&self, e: &Expr) -> DExpr {
         if self.floats == Floats::Ieee && e.ty.is_float() {
             return match &e.kind {
                 ExprKind::Var(v) => self.dims.of(*v).map_or(DExpr::Unknown, DExpr::Var),
                 ExprKind::Load(p) => self.place_dim(p).map_or(DExpr::Unknown, DExpr::Var),
+                ExprKind::Float(f)
+                    if f.fract() == 0.0 && *f != 0.0 && f.abs() < (1u32 << 24) as f64 =>
+                {
+                    DExpr::Const(*f as i128)
+                }
                 _ => DExpr::Unknown,
             };
         }

@@ -22,8 +22,8 @@ pub(super) fn infer_guard_pairs(
     map: &[(String, String)],
 ) -> Vec<(String, String)> {
     let rename: HashMap<String, String> = map.iter().map(|(o, n)| (n.clone(), o.clone())).collect();
-    let ko = Keys::new(fo, HashMap::new());
-    let kn = Keys::new(fnew, rename.clone());
+    let ko = Keys::against(fo, HashMap::new(), fnew);
+    let kn = Keys::against(fnew, rename.clone(), fo);
     let (go, gn) = (ko.cond_guard_keys(), kn.cond_guard_keys());
     let (so, sn): (HashSet<&String>, HashSet<&String>) = (go.iter().collect(), gn.iter().collect());
     let old_only = go.iter().filter(|k| !sn.contains(k));
@@ -40,7 +40,7 @@ pub(super) fn infer_guard_pairs(
         let guards: HashMap<String, String> = pairs.iter().cloned().collect();
         let n = keys::shared(
             &old_keys,
-            &Keys::with_guards(fnew, rename.clone(), &guards).all(),
+            &Keys::with_guards(fnew, rename.clone(), &guards, Some(fo)).all(),
         );
         n.saturating_sub(pairs.len())
     })

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::gcl::{GclFunction, GuardKind, InstrKind, Lit};
-use crate::ir::{Callee, Expr, ExprKind, GuardId, Place};
+use crate::ir::{Callee, Expr, ExprKind, GuardId, Place, VarId, VarKind};
 
 pub struct Keys<'a> {
     f: &'a GclFunction,
@@ -21,11 +21,23 @@ pub struct Keys<'a> {
     paired_defs: HashMap<usize, String>,
     /// Condition guards keyed through the `guards` map.
     aliased: Vec<GuardId>,
+    /// Locals written once, with a constant, that the other version does not name: read as
+    /// that constant (`double two = 2.0; y = two / x` keys as `y = 2.0 / x`). Empty unless the
+    /// other version is known ([`Keys::against`]).
+    consts: HashMap<VarId, String>,
 }
 
 impl<'a> Keys<'a> {
-    pub fn new(f: &'a GclFunction, rename: HashMap<String, String>) -> Keys<'a> {
-        Keys::with_guards(f, rename, &HashMap::new())
+    /// Keys of `f` compared with the other version `other`: a local written once with a
+    /// constant and absent from `other` is keyed as its constant, the named constant a
+    /// refactoring introduced. (One the other version also names keeps its name, or `acc + cnt`
+    /// would no longer match where only one version's `cnt` stays constant.)
+    pub fn against(
+        f: &'a GclFunction,
+        rename: HashMap<String, String>,
+        other: &GclFunction,
+    ) -> Keys<'a> {
+        Keys::with_guards(f, rename, &HashMap::new(), Some(other))
     }
 
     /// Keys in which a condition guard whose own key is in `guards` takes the mapped key
@@ -35,6 +47,7 @@ impl<'a> Keys<'a> {
         f: &'a GclFunction,
         rename: HashMap<String, String>,
         guards: &HashMap<String, String>,
+        other: Option<&GclFunction>,
     ) -> Keys<'a> {
         let mut me = Keys {
             f,
@@ -42,7 +55,16 @@ impl<'a> Keys<'a> {
             guard_keys: vec![String::new(); f.guards.len()],
             paired_defs: HashMap::new(),
             aliased: vec![],
+            consts: HashMap::new(),
         };
+        if let Some(other) = other {
+            let names: std::collections::HashSet<&str> =
+                other.func.vars.iter().map(|v| v.name.as_str()).collect();
+            me.consts = constant_locals(f)
+                .into_iter()
+                .filter(|(v, _)| !names.contains(me.var(*v).as_str()))
+                .collect();
+        }
         // A flag is identified by its kind; a condition guard by its first defining condition.
         for (i, g) in f.guards.iter().enumerate() {
             me.guard_keys[i] = match g.kind {
@@ -121,6 +143,26 @@ impl<'a> Keys<'a> {
         s
     }
 
+    /// Weaker keys of an assignment to a variable, for pairing instructions whose full keys
+    /// differ: what it computes without the variable (`[g1] := e`, so `ans := e` pairs with
+    /// `retval := e`), and the variable it writes (`[g1] h :=`, so `h := h * 31 + t` pairs with
+    /// `h := x * 31 + t`). Either way the analysis then compares the two values where they are
+    /// computed. None for assignments of constants: they pair too readily to say anything.
+    pub fn partial(&self, i: usize) -> Option<(String, String)> {
+        let InstrKind::Assign(p @ Place::Var(_), e) = &self.f.instrs[i].kind else {
+            return None;
+        };
+        let full = self.instr(i);
+        let guards = &full[..=full.find(']')?];
+        if matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_)) {
+            return None;
+        }
+        Some((
+            format!("{guards} := {}", self.expr(e)),
+            format!("{guards} {} :=", self.place(p)),
+        ))
+    }
+
     /// The key of each condition guard, in the order of their first definitions.
     pub fn cond_guard_keys(&self) -> Vec<String> {
         let mut seen = vec![false; self.guard_keys.len()];
@@ -189,7 +231,10 @@ impl<'a> Keys<'a> {
         match &e.kind {
             ExprKind::Int(v) => v.to_string(),
             ExprKind::Float(f) => format!("{f:?}"),
-            ExprKind::Var(v) => self.var(*v),
+            ExprKind::Var(v) => match self.consts.get(v) {
+                Some(k) => k.clone(),
+                None => self.var(*v),
+            },
             ExprKind::Guard(g) => self.guard_key(*g),
             ExprKind::Load(p) => self.place(p),
             ExprKind::AddrOf(p) => format!("&{}", self.place(p)),
@@ -211,6 +256,38 @@ impl<'a> Keys<'a> {
             ExprKind::Opaque(r) => format!("opaque({r})"),
         }
     }
+}
+
+/// Locals (not parameters, not address-taken) whose only write is one assignment of a constant,
+/// with the constant's key.
+fn constant_locals(f: &GclFunction) -> HashMap<VarId, String> {
+    let mut writes: HashMap<VarId, (usize, Option<String>)> = HashMap::new();
+    for ins in &f.instrs {
+        let Some(v) = ins.kind.dest().and_then(|p| p.root_var()) else {
+            continue;
+        };
+        let k = match &ins.kind {
+            InstrKind::Assign(Place::Var(_), e) => match &e.kind {
+                ExprKind::Int(x) => Some(x.to_string()),
+                ExprKind::Float(x) => Some(format!("{x:?}")),
+                _ => None,
+            },
+            _ => None,
+        };
+        let w = writes.entry(v).or_default();
+        w.0 += 1;
+        w.1 = k;
+    }
+    writes
+        .into_iter()
+        .filter_map(|(v, (n, k))| {
+            let info = f.func.vars.get(v.index())?;
+            (n == 1 && matches!(info.kind, VarKind::Local) && !info.addr_taken)
+                .then_some(())
+                .and(k)
+                .map(|k| (v, k))
+        })
+        .collect()
 }
 
 /// How many instructions of `new` find an instruction of `old` with the same key (multiset
@@ -266,7 +343,7 @@ mod tests {
         let prog = crate::frontend::parse_text(text, "t.c").expect("parses");
         let g = crate::gcl::flatten_program(prog).expect("flattens");
         let f = g.function("f").expect("f");
-        let k = Keys::new(f, HashMap::new());
+        let k = Keys::with_guards(f, HashMap::new(), &HashMap::new(), None);
         (0..f.instrs.len()).map(|i| k.instr(i)).collect()
     }
 

@@ -45,13 +45,13 @@ pub(super) fn infer_renames(
             candidates.push((o.name.clone(), new_only.remove(k).name));
         }
     }
-    let old_keys = keys::Keys::new(fo, HashMap::new()).all();
+    let old_keys = keys::Keys::against(fo, HashMap::new(), fnew).all();
     keys::keep_useful(candidates, |extra| {
         let rename: HashMap<String, String> = map
             .iter()
             .chain(extra)
             .map(|(o, n)| (n.clone(), o.clone()))
             .collect();
-        keys::shared(&old_keys, &keys::Keys::new(fnew, rename).all())
+        keys::shared(&old_keys, &keys::Keys::against(fnew, rename, fo).all())
     })
 }

@@ -1,8 +1,12 @@
 //! Alignment of the two versions' item lists.
 //!
 //! Takes two lists of [`Item`]s and the builder's instruction keys; gives the edit script
-//! ([`Op`]s) that the emitter follows: a weighted longest common subsequence in which a pair of
-//! loops weighs one plus what their bodies share, so loops that match well are run in lockstep.
+//! ([`Op`]s) that the emitter follows: a weighted longest common subsequence in which identical
+//! instructions weigh three, assignments of the same value to different variables two (a renamed
+//! temporary, `ans := e` against `retval := e`: the analysis then knows both equal), assignments
+//! to the same variable one (a rewritten right-hand side, which the analysis may still prove
+//! equal), and a pair of loops three plus what their bodies share, so loops that match well are
+//! run in lockstep.
 
 use super::Builder;
 use crate::correlate::structure::Item;
@@ -21,7 +25,17 @@ const MAX_DP_CELLS: usize = 30_000_000;
 impl Builder<'_> {
     fn weight(&mut self, a: &Item, b: &Item) -> usize {
         match (a, b) {
-            (Item::Instr(i), Item::Instr(j)) => usize::from(self.okeys[*i] == self.nkeys[*j]),
+            (Item::Instr(i), Item::Instr(j)) => {
+                if self.okeys[*i] == self.nkeys[*j] {
+                    3
+                } else {
+                    match (&self.ovals[*i], &self.nvals[*j]) {
+                        (Some((vx, _)), Some((vy, _))) if vx == vy => 2,
+                        (Some((_, tx)), Some((_, ty))) if tx == ty => 1,
+                        _ => 0,
+                    }
+                }
+            }
             (
                 Item::Loop {
                     head: ho, body: bo, ..
@@ -34,7 +48,7 @@ impl Builder<'_> {
                     return w;
                 }
                 let ops = self.align(bo, bn);
-                let mut w = 1;
+                let mut w = 3;
                 for op in &ops {
                     if let Op::Both(x, y) = op {
                         w += self.weight(x, y);

@@ -78,6 +78,9 @@ struct Builder<'a> {
     opts: &'a Options,
     okeys: Vec<String>,
     nkeys: Vec<String>,
+    /// What each assignment computes and what it writes, apart ([`keys::Keys::partial`]).
+    ovals: Vec<Option<(String, String)>>,
+    nvals: Vec<Option<(String, String)>>,
     vars: Vec<VarInfo>,
     guards: Vec<GuardInfo>,
     /// Product label positions; old labels first, then new, then the product's own.
@@ -107,7 +110,7 @@ impl<'a> Builder<'a> {
         remap: &'a Remap,
         opts: &'a Options,
     ) -> Self {
-        let ko = keys::Keys::new(old, HashMap::new());
+        let ko = keys::Keys::against(old, HashMap::new(), new);
         // Renamed variables compare under their old names, so their instructions can match.
         let kn = keys::Keys::with_guards(
             new,
@@ -116,6 +119,7 @@ impl<'a> Builder<'a> {
                 .map(|(o, n)| (n.clone(), o.clone()))
                 .collect(),
             &opts.guard_pairs.iter().cloned().collect(),
+            Some(old),
         );
         let paired_guards = kn
             .paired_guards(&ko)
@@ -124,6 +128,8 @@ impl<'a> Builder<'a> {
             .collect();
         let okeys = (0..old.instrs.len()).map(|i| ko.instr(i)).collect();
         let nkeys = (0..new.instrs.len()).map(|i| kn.instr(i)).collect();
+        let ovals = (0..old.instrs.len()).map(|i| ko.partial(i)).collect();
+        let nvals = (0..new.instrs.len()).map(|i| kn.partial(i)).collect();
         Builder {
             old,
             new,
@@ -131,6 +137,8 @@ impl<'a> Builder<'a> {
             opts,
             okeys,
             nkeys,
+            ovals,
+            nvals,
             vars: vec![],
             guards: vec![],
             labels: vec![None; old.labels.len() + new.labels.len()],
