@@ -551,19 +551,21 @@ impl<'a> Analyzer<'a> {
 }
 
 /// Matched instructions transferred in one step, so that congruence can relate their results:
-/// guard and variable assignments, stores through pointers, and calls whose result (if any)
-/// goes to a variable.
+/// guard assignments, assignments to variables (their fields and constant indices included),
+/// stores through pointers, and calls whose result (if any) goes to such a variable.
 fn pairable(a: &InstrKind, b: &InstrKind) -> bool {
-    let call_dest = |d: &Option<Place>| matches!(d, None | Some(Place::Var(_)));
+    use super::transfer::fixed_dest;
     match (a, b) {
         (InstrKind::SetGuard(..), InstrKind::SetGuard(..)) => true,
         (InstrKind::Assign(pa, _), InstrKind::Assign(pb, _)) => {
-            matches!((pa, pb), (Place::Var(_), Place::Var(_)))
+            (fixed_dest(a).is_some() && fixed_dest(b).is_some())
                 || (super::memory::through_pointer(pa) && super::memory::through_pointer(pb))
         }
-        (InstrKind::Call { dest: da, .. }, InstrKind::Call { dest: db, .. }) => {
-            call_dest(da) && call_dest(db) && da.is_some() == db.is_some()
-        }
+        (InstrKind::Call { dest: da, .. }, InstrKind::Call { dest: db, .. }) => match (da, db) {
+            (None, None) => true,
+            (Some(_), Some(_)) => fixed_dest(a).is_some() && fixed_dest(b).is_some(),
+            _ => false,
+        },
         _ => false,
     }
 }

@@ -15,6 +15,7 @@ use super::locs::Dims;
 use super::memory::{reads_agree, same_repr};
 use super::options::Semantics;
 use super::state::{Soft, Sub};
+use super::transfer::writes_nothing;
 use super::translate::Tr;
 use crate::changes;
 use crate::correlate::{Correlated, Side, NO_MEMORY_WRITES, PURE_FUNCTIONS};
@@ -285,8 +286,8 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
 
 /// Helpers defined in both versions with the same code ([`changes::same_function`]), no
 /// globals and only scalar parameters, whose calls go only to known pure library functions, to
-/// library mathematics with scalar arguments (which write no memory of the caller) and to other
-/// such helpers: equal arguments give equal results, and a call changes nothing the caller can
+/// library functions that write nothing of the program's (mathematics, output with a literal
+/// format) with scalar or literal arguments, and to other such helpers: equal arguments give equal results, and a call changes nothing the caller can
 /// see. Greatest fixpoint, so recursion alone does not disqualify: by induction on the depth of
 /// the old call, identical code over equal arguments and congruent callees computes the same
 /// result, and runs forever exactly when the other does. The calls' own effects (library
@@ -333,8 +334,14 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
                         } => {
                             let m = c.source_name(m);
                             PURE_FUNCTIONS.contains(&m)
-                                || (NO_MEMORY_WRITES.contains(&m) && !reads_memory(args))
                                 || out.contains(m)
+                                || (!reads_memory(args)
+                                    && (NO_MEMORY_WRITES.contains(&m)
+                                        || writes_nothing(
+                                            &Callee::Direct(m.to_string()),
+                                            args,
+                                            &c.program.program.strings,
+                                        )))
                         }
                         InstrKind::Call { .. } => false,
                         _ => true,

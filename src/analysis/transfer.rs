@@ -129,19 +129,19 @@ impl Analyzer<'_> {
                 continue;
             }
             if congruent {
-                let (dold, dnew) = (dest_var(&io.kind), dest_var(&inew.kind));
-                if let (Some(a), Some(b)) = (
-                    dold.and_then(|v| self.dims.of(v)),
-                    dnew.and_then(|v| self.dims.of(v)),
-                ) {
+                if let (Some(pa), Some(pb)) = (fixed_dest(&io.kind), fixed_dest(&inew.kind)) {
                     for mut r in after_new {
-                        meet(
-                            &mut r.data,
-                            &[(1, a), (-1, b)],
-                            ConstraintKind::Eq,
-                            0,
-                            self.budget,
-                        )?;
+                        if let (Resolved::Scalar(a), Resolved::Scalar(b)) =
+                            (self.resolve(&r, pa), self.resolve(&r, pb))
+                        {
+                            meet(
+                                &mut r.data,
+                                &[(1, a), (-1, b)],
+                                ConstraintKind::Eq,
+                                0,
+                                self.budget,
+                            )?;
+                        }
                         out.push(r);
                     }
                     continue;
@@ -651,7 +651,7 @@ fn output_only(callee: &Callee, args: &[Expr]) -> bool {
 /// A library call that writes no variable or memory of the program at all (its output and
 /// its `errno` are compared as the call's effect): the mathematics, output without a format,
 /// and formatted output whose format is a literal without a `%n` conversion.
-fn writes_nothing(callee: &Callee, args: &[Expr], strings: &[Vec<u8>]) -> bool {
+pub(super) fn writes_nothing(callee: &Callee, args: &[Expr], strings: &[Vec<u8>]) -> bool {
     let Callee::Direct(n) = callee else {
         return false;
     };
@@ -702,13 +702,20 @@ fn is_truth_valued(e: &Expr) -> bool {
     }
 }
 
-fn dest_var(k: &InstrKind) -> Option<VarId> {
+/// The place an assignment or call writes, when what it denotes cannot depend on the value
+/// written: a variable, or fields and constant indices of one (so after the pair, the place
+/// still names the cell the pair wrote).
+pub(super) fn fixed_dest(k: &InstrKind) -> Option<&Place> {
+    fn fixed(p: &Place) -> bool {
+        match p {
+            Place::Var(_) => true,
+            Place::Field(b, ..) => fixed(b),
+            Place::Index(b, i, _) => matches!(i.kind, ExprKind::Int(_)) && fixed(b),
+            Place::Deref(..) => false,
+        }
+    }
     match k {
-        InstrKind::Assign(Place::Var(v), _) => Some(*v),
-        InstrKind::Call {
-            dest: Some(Place::Var(v)),
-            ..
-        } => Some(*v),
+        InstrKind::Assign(p, _) | InstrKind::Call { dest: Some(p), .. } => fixed(p).then_some(p),
         _ => None,
     }
 }

@@ -143,13 +143,13 @@ impl<'a> Keys<'a> {
         s
     }
 
-    /// Weaker keys of an assignment to a variable, for pairing instructions whose full keys
+    /// Weaker keys of an assignment, for pairing instructions whose full keys
     /// differ: what it computes without the variable (`[g1] := e`, so `ans := e` pairs with
     /// `retval := e`), and the variable it writes (`[g1] h :=`, so `h := h * 31 + t` pairs with
     /// `h := x * 31 + t`). Either way the analysis then compares the two values where they are
     /// computed. None for assignments of constants: they pair too readily to say anything.
     pub fn partial(&self, i: usize) -> Option<(String, String)> {
-        let InstrKind::Assign(p @ Place::Var(_), e) = &self.f.instrs[i].kind else {
+        let InstrKind::Assign(p, e) = &self.f.instrs[i].kind else {
             return None;
         };
         let full = self.instr(i);
