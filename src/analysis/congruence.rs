@@ -287,11 +287,12 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
 /// Helpers defined in both versions with the same code ([`changes::same_function`]), no
 /// globals and only scalar parameters, whose calls go only to known pure library functions, to
 /// library functions that write nothing of the program's (mathematics, output with a literal
-/// format) with scalar or literal arguments, and to other such helpers: equal arguments give equal results, and a call changes nothing the caller can
-/// see. Greatest fixpoint, so recursion alone does not disqualify: by induction on the depth of
-/// the old call, identical code over equal arguments and congruent callees computes the same
-/// result, and runs forever exactly when the other does. The calls' own effects (library
-/// mathematics may set `errno`) stay diff points of the correlating program.
+/// format) with scalar or literal arguments, and to other such helpers: equal arguments give
+/// equal results, and a call changes nothing the caller can see. Greatest fixpoint, so
+/// recursion alone does not disqualify: by induction on the depth of the old call, identical
+/// code over equal arguments and congruent callees computes the same result, and runs forever
+/// exactly when the other does. The calls' own effects (`errno`, output) stay diff points of
+/// the correlating program.
 pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
     let no_globals = |h: &GclFunction| {
         h.func

@@ -148,6 +148,7 @@ impl<'a> Env<'a> {
             Expr::Call(n, _) => self.func_ret(n)?,
             Expr::Lib(n, _) => match n.as_str() {
                 "strlen" => Ty::I(IntK::SizeT),
+                "fabs" | "sqrt" | "copysign" => Ty::F64,
                 _ => INT,
             },
             Expr::CallPtr(p, _) => {

@@ -22,6 +22,12 @@ fn includes(p: &Program) -> String {
     if text.contains("strlen(") {
         s.push_str("#include <string.h>\n");
     }
+    if ["fabs(", "sqrt(", "copysign("]
+        .iter()
+        .any(|f| text.contains(f))
+    {
+        s.push_str("#include <math.h>\n");
+    }
     let words: BTreeSet<&str> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .collect();

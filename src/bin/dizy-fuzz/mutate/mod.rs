@@ -70,6 +70,8 @@ pub const KINDS: &[Kind] = &[
     k("float-nan", false, "float", false),
     k("float-sub", true, "float", false),
     k("float-zero", true, "float", false),
+    k("float-math", false, "float", false),
+    k("float-copysign", true, "float", false),
     k("field-swap", false, "struct", false),
     k("field-type", false, "struct", true),
     k("field-reorder", true, "struct", true),

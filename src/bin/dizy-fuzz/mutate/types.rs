@@ -210,7 +210,10 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 }
             })
         }
-        "float-zero" => {
+        // `float-zero`: `e + 0.0` or `e * 1.0` (equal as numbers). `float-math`: `fabs(e)` or
+        // `sqrt(fabs(e))`, the C library's mathematics, which the analysis treats as pure
+        // (`fabs`) or as an effect (`sqrt`) and the interpreter runs through libm.
+        "float-zero" | "float-math" => {
             let func = func_mut(p, fi);
             nth_expr(
                 func,
@@ -220,11 +223,34 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                     let single = env.ty(e) == Some(Ty::F32);
                     let sfx = if single { "f" } else { "" };
                     let inner = std::mem::replace(e, Expr::Int(0));
-                    *e = if rng.chance(50) {
-                        Expr::bin(Op::Add, inner, Expr::Flt(format!("0.0{sfx}")))
-                    } else {
-                        Expr::bin(Op::Mul, inner, Expr::Flt(format!("1.0{sfx}")))
+                    let first = rng.chance(50);
+                    *e = match (kind, first) {
+                        ("float-zero", true) => {
+                            Expr::bin(Op::Add, inner, Expr::Flt(format!("0.0{sfx}")))
+                        }
+                        ("float-zero", false) => {
+                            Expr::bin(Op::Mul, inner, Expr::Flt(format!("1.0{sfx}")))
+                        }
+                        (_, true) => Expr::Lib("fabs".into(), vec![inner]),
+                        (_, false) => {
+                            Expr::Lib("sqrt".into(), vec![Expr::Lib("fabs".into(), vec![inner])])
+                        }
                     };
+                },
+            )
+        }
+        // `x` → `copysign(fabs(x), x)`: the same bits for every `x` (signed zeros and NaN
+        // included), written with library calls.
+        "float-copysign" => {
+            let func = func_mut(p, fi);
+            nth_expr(
+                func,
+                &|e| matches!(e, Expr::Var(_)) && env.ty(e) == Some(Ty::F64),
+                rng,
+                &mut |e, _| {
+                    let x = e.clone();
+                    let abs = Expr::Lib("fabs".into(), vec![x.clone()]);
+                    *e = Expr::Lib("copysign".into(), vec![abs, x]);
                 },
             )
         }

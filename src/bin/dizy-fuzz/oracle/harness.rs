@@ -267,7 +267,7 @@ pub fn harness(old: &Program, new: &Program) -> String {
     let mut s = String::from(
         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stddef.h>\n\
          #include <stdbool.h>\n#include <unistd.h>\n#include <signal.h>\n#include <sys/wait.h>\n\
-         #include <sys/time.h>\n",
+         #include <sys/time.h>\n#include <math.h>\n",
     );
     s.push_str(RUNTIME);
     s.push_str(
@@ -383,7 +383,8 @@ pub fn compile(dir: &Path, old: &Program, new: &Program) -> Result<std::path::Pa
                 "-o",
             ])
             .arg(&exe)
-            .arg(&src),
+            .arg(&src)
+            .arg("-lm"),
         b"",
         Duration::from_secs(60),
     )
