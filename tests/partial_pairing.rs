@@ -1,5 +1,5 @@
 //! Refactorings that move a value between variables, name a constant or call an unchanged
-//! helper keep their instructions paired (by value or by the variable written), and the analysis
+//! helper (which may read a table nothing writes) keep their instructions paired (by value or by the variable written), and the analysis
 //! proves them `equivalent`; the same pairs with a real change are not, and their witness is
 //! confirmed by the compiled program (`--validate native` compares return values bit for bit,
 //! NaN equal to NaN, and printed output).
@@ -58,7 +58,7 @@ fn native_difference(dir: &Path, old: &str, new: &str) -> Option<String> {
         assert_eq!(cc.code(), Some(0), "cc: {}", cc.stderr);
         objects.push(o);
     }
-    let harness = "#include <math.h>\n#include <stdio.h>\ndouble f_old(double);\ndouble f_new(double);\nint main(void) {\n  double xs[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.75, 8.0, -8.0, 1e300, -1e300, 1e-310, NAN, INFINITY, -INFINITY};\n  for (int i = 0; i < 400; i++) {\n    double x = i < 15 ? xs[i] : (i * 7919 % 2003) / 97.0 - 10.0;\n    double a = f_old(x), b = f_new(x);\n    if (!(a == b || (isnan(a) && isnan(b)))) { printf(\"%a\\n\", x); return 0; }\n  }\n  return 0;\n}\n";
+    let harness = "#include <math.h>\n#include <stdio.h>\ndouble f_old(double);\ndouble f_new(double);\nint main(void) {\n  double xs[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.75, 8.0, -8.0, 1e300, -1e300, 1e-310, NAN, INFINITY, -INFINITY};\n  for (int i = 0; i < 400; i++) {\n    double x = i < 15 ? xs[i] : (i * 7919 % 2003) / 97.0 - 10.0;\n    double a = f_old(x), b = f_new(x);\n    if (!(a == b || (isnan(a) && isnan(b)))) { printf(\"DIFF %a\\n\", x); return 0; }\n  }\n  return 0;\n}\n";
     let src = dir.join("native.c");
     let exe = dir.join("native");
     std::fs::write(&src, harness).expect("write");
@@ -74,8 +74,11 @@ fn native_difference(dir: &Path, old: &str, new: &str) -> Option<String> {
     );
     assert_eq!(cc.code(), Some(0), "cc: {}", cc.stderr);
     let run = common::run_with_timeout(&mut Command::new(&exe), None, Duration::from_secs(60));
-    let out = run.stdout.trim().to_string();
-    (!out.is_empty()).then_some(out)
+    // Lines the functions print themselves are not differences.
+    run.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("DIFF "))
+        .map(str::to_string)
 }
 
 /// (refactored old, refactored new, the new version with a real change)
@@ -99,7 +102,56 @@ const CASES: &[(&str, &str, &str)] = &[
         "struct S { double a, b; };\ndouble f(double x) { struct S s; s.a = x; double t = x * x + 1.0; s.b = t; return s.a + s.b; }\n",
         "struct S { double a, b; };\ndouble f(double x) { struct S s; s.a = x; double t = x * x + 1.0; s.b = t * 1.5; return s.a + s.b; }\n",
     ),
+    // A helper that reads a table no code writes (and prints a literal message), called on
+    // equal arguments, next to a dead store.
+    (
+        "#include <stdio.h>\nstatic double tab[3] = {0.5, -1.25, 3.0};\ndouble helper(double x, int m) { double d = 0.0; int j; if (x > 100.0) printf(\"%s\\n\", \"big\"); for (j = m - 1; j >= 0; j--) d = d * x + tab[j]; return d; }\ndouble f(double x) { double y = x * x; double a = helper(y, 3); double b = helper(x, 2); return a - b; }\n",
+        "#include <stdio.h>\nstatic double tab[3] = {0.5, -1.25, 3.0};\ndouble helper(double x, int m) { double d = 0.0; int j; if (x > 100.0) printf(\"%s\\n\", \"big\"); for (j = m - 1; j >= 0; j--) d = d * x + tab[j]; return d; }\ndouble f(double x) { double y = x * x; double a = helper(y, 3); double b = helper(x, 2); y = 10.0; return a - b; }\n",
+        "#include <stdio.h>\nstatic double tab[3] = {0.5, -1.25, 3.0};\ndouble helper(double x, int m) { double d = 0.0; int j; if (x > 100.0) printf(\"%s\\n\", \"big\"); for (j = m - 1; j >= 0; j--) d = d * x + tab[j]; return d; }\ndouble f(double x) { double y = x * x; double a = helper(y, 3); double b = helper(x, 3); return a - b; }\n",
+    ),
 ];
+
+/// A helper reading a global is congruent only while no code can change the global and both
+/// versions declare it alike: with a changed initializer, a store in one version, its address
+/// passed to unknown code, or (for a global other files can see) unknown code run, `f` is not
+/// equivalent.
+#[test]
+fn helpers_reading_globals_that_may_change_are_not_congruent() {
+    let helper = "double helper(double x) { return x * k[0] + k[1]; }\n";
+    let cases: &[(&str, &str)] = &[
+        // The initializer changed.
+        (
+            "static double k[2] = {1.0, 2.0};\nvoid set(double);\n",
+            "static double k[2] = {1.0, 3.0};\nvoid set(double);\n",
+        ),
+        // The new version writes the table before calling the helper.
+        (
+            "static double k[2] = {1.0, 2.0};\nvoid set(double v) { (void)v; }\n",
+            "static double k[2] = {1.0, 2.0};\nvoid set(double v) { k[1] = v; }\n",
+        ),
+        // Its address escapes to an unknown function in the new version.
+        (
+            "static double k[2] = {1.0, 2.0};\nvoid ext(double *);\nvoid set(double v) { (void)v; }\n",
+            "static double k[2] = {1.0, 2.0};\nvoid ext(double *);\nvoid set(double v) { ext(k); }\n",
+        ),
+        // Visible to other files, and an unknown function runs in the new version.
+        (
+            "double k[2] = {1.0, 2.0};\nvoid ext(void);\nvoid set(double v) { (void)v; }\n",
+            "double k[2] = {1.0, 2.0};\nvoid ext(void);\nvoid set(double v) { ext(); }\n",
+        ),
+    ];
+    for (n, (gold, gnew)) in cases.iter().enumerate() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let body = "double f(double x) { set(x); return helper(x); }\n";
+        let old = format!("{gold}{helper}{body}");
+        let new = format!("{gnew}{helper}{body}");
+        let v = verdict(dir.path(), &old, &new);
+        assert!(
+            matches!(v, Verdict::Different | Verdict::PossiblyDifferent),
+            "case {n}: {v:?}"
+        );
+    }
+}
 
 #[test]
 fn refactorings_are_proved_and_real_changes_are_not() {

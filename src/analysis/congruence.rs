@@ -15,10 +15,8 @@ use super::locs::Dims;
 use super::memory::{reads_agree, same_repr};
 use super::options::Semantics;
 use super::state::{Soft, Sub};
-use super::transfer::writes_nothing;
 use super::translate::Tr;
-use crate::changes;
-use crate::correlate::{Correlated, Side, NO_MEMORY_WRITES, PURE_FUNCTIONS};
+use crate::correlate::{writes_nothing, Correlated, Side, NO_MEMORY_WRITES, PURE_FUNCTIONS};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
 use crate::ir::{layout_size, BinOp, CType, Callee, Expr, ExprKind, Place, UnOp, VarKind};
@@ -284,8 +282,8 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
     })
 }
 
-/// Helpers defined in both versions with the same code ([`changes::same_function`]), no
-/// globals and only scalar parameters, whose calls go only to known pure library functions, to
+/// Helpers defined in both versions with the same code ([`Correlated::same_functions`]), no
+/// globals but immutable ones ([`Correlated::immutable_globals`]) and only scalar parameters, whose calls go only to known pure library functions, to
 /// library functions that write nothing of the program's (mathematics, output with a literal
 /// format) with scalar or literal arguments, and to other such helpers: equal arguments give
 /// equal results, and a call changes nothing the caller can see. Greatest fixpoint, so
@@ -294,11 +292,17 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
 /// exactly when the other does. The calls' own effects (`errno`, output) stay diff points of
 /// the correlating program.
 pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
+    // Globals only if no code can change them: then both versions read the same values.
     let no_globals = |h: &GclFunction| {
-        h.func
-            .vars
-            .iter()
-            .all(|v| !matches!(v.kind, VarKind::Global(_)))
+        h.func.vars.iter().all(|v| match v.kind {
+            VarKind::Global(g) => c
+                .program
+                .program
+                .globals
+                .get(g.index())
+                .is_some_and(|g| c.immutable_globals.contains(c.source_name(&g.name))),
+            _ => true,
+        })
     };
     let scalar_params = |h: &GclFunction| {
         h.func.params.iter().all(|p| {
@@ -316,7 +320,7 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
                 no_globals(f)
                     && no_globals(g)
                     && scalar_params(f)
-                    && changes::same_function(&c.program, f, &c.program, g)
+                    && c.same_functions.contains(&f.name)
             })
         })
         .map(|f| f.name.clone())

@@ -256,7 +256,11 @@ impl Analyzer<'_> {
             }
             InstrKind::Call { dest, callee, args } => {
                 let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(self.c.source_name(n)))
-                    || writes_nothing(callee, args, &self.c.program.program.strings);
+                    || crate::correlate::writes_nothing(
+                        callee,
+                        args,
+                        &self.c.program.program.strings,
+                    );
                 let pointers = args.iter().any(|a| a.ty.is_pointer());
                 if !pure {
                     self.clobber(&mut s, side, pointers)?;
@@ -646,43 +650,6 @@ fn output_only(callee: &Callee, args: &[Expr]) -> bool {
                 CType::Void | CType::Struct(_) | CType::Int { bits: 8, .. }
             ),
         })
-}
-
-/// A library call that writes no variable or memory of the program at all (its output and
-/// its `errno` are compared as the call's effect): the mathematics, output without a format,
-/// and formatted output whose format is a literal without a `%n` conversion.
-pub(super) fn writes_nothing(callee: &Callee, args: &[Expr], strings: &[Vec<u8>]) -> bool {
-    let Callee::Direct(n) = callee else {
-        return false;
-    };
-    let format = match n.as_str() {
-        n if crate::correlate::NO_MEMORY_WRITES.contains(&n) => return true,
-        "printf" => 0,
-        "fprintf" | "dprintf" => 1,
-        "puts" | "fputs" | "putchar" | "putc" | "fputc" | "fwrite" | "write" => return true,
-        _ => return false,
-    };
-    let Some(ExprKind::Str(id)) = args.get(format).map(|a| &a.kind) else {
-        return false;
-    };
-    let Some(text) = strings.get(id.index()) else {
-        return false;
-    };
-    // Each conversion: `%`, flags, width, precision and length, then its letter.
-    let mut k = 0;
-    while k < text.len() {
-        if text[k] == b'%' {
-            k += 1;
-            while k < text.len() && b"-+ #0123456789.*hlLqjzt'".contains(&text[k]) {
-                k += 1;
-            }
-            if text.get(k) == Some(&b'n') {
-                return false;
-            }
-        }
-        k += 1;
-    }
-    true
 }
 
 fn is_truth_valued(e: &Expr) -> bool {

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use crate::gcl::{GclFunction, GclProgram, InstrKind};
-use crate::ir::{Callee, ExprKind, Place, VarKind};
+use crate::ir::{Callee, Expr, ExprKind, Place, VarKind};
 
 /// Library functions without side effects: their calls are not effects, and matched calls with
 /// equal arguments return equal values.
@@ -137,6 +137,43 @@ pub(super) fn written_globals(f: &GclFunction) -> (HashSet<&str>, bool) {
     (named, any)
 }
 
+/// A library call that writes no variable or memory of the program at all (its output and
+/// its `errno` are compared as the call's effect): the mathematics, output without a format,
+/// and formatted output whose format is a literal without a `%n` conversion.
+pub fn writes_nothing(callee: &Callee, args: &[Expr], strings: &[Vec<u8>]) -> bool {
+    let Callee::Direct(n) = callee else {
+        return false;
+    };
+    let format = match n.as_str() {
+        n if NO_MEMORY_WRITES.contains(&n) => return true,
+        "printf" => 0,
+        "fprintf" | "dprintf" => 1,
+        "puts" | "fputs" | "putchar" | "putc" | "fputc" | "fwrite" | "write" => return true,
+        _ => return false,
+    };
+    let Some(ExprKind::Str(id)) = args.get(format).map(|a| &a.kind) else {
+        return false;
+    };
+    let Some(text) = strings.get(id.index()) else {
+        return false;
+    };
+    // Each conversion: `%`, flags, width, precision and length, then its letter.
+    let mut k = 0;
+    while k < text.len() {
+        if text[k] == b'%' {
+            k += 1;
+            while k < text.len() && b"-+ #0123456789.*hlLqjzt'".contains(&text[k]) {
+                k += 1;
+            }
+            if text.get(k) == Some(&b'n') {
+                return false;
+            }
+        }
+        k += 1;
+    }
+    true
+}
+
 /// Whether an instruction reads or writes a volatile variable.
 pub(super) fn touches_volatile(k: &InstrKind, f: &crate::ir::Function) -> bool {
     let mut hit = k
@@ -191,4 +228,77 @@ pub fn effect_free(p: &GclProgram) -> HashSet<String> {
             return ok;
         }
     }
+}
+
+/// Names of the globals of `p` that nothing can change while one of its functions runs, so
+/// that every read sees the value the function was entered with: not volatile, defined in the
+/// file, never the destination of a store and never address-taken (in code or initializers),
+/// not named by a function the frontend could not lower, and — unless it is `static`, so that
+/// only the file's own code can reach it — no call of the program may run code outside it
+/// (only its own functions and library functions that write nothing of the program's).
+pub fn immutable_globals(p: &GclProgram) -> HashSet<String> {
+    let globals = &p.program.globals;
+    let mut out: HashSet<usize> = (0..globals.len())
+        .filter(|&i| !globals[i].is_volatile && !globals[i].is_extern)
+        .collect();
+    let rejected_refs = |name: &str| {
+        p.program.rejected.iter().any(|(f, _)| {
+            p.program
+                .rejected_refs
+                .get(f)
+                .is_none_or(|r| r.idents.contains(name))
+        })
+    };
+    out.retain(|&i| !rejected_refs(&globals[i].name));
+    // Globals stored to or whose address is taken.
+    let mut gone: HashSet<usize> = HashSet::new();
+    let note_addr =
+        |e: &Expr, f: Option<&crate::ir::Function>, gone: &mut HashSet<usize>| match &e.kind {
+            ExprKind::GlobalAddr(g) => {
+                gone.insert(g.index());
+            }
+            ExprKind::AddrOf(pl) => {
+                if let (Some(f), Some(v)) = (f, pl.root_var()) {
+                    if let VarKind::Global(g) = f.var(v).kind {
+                        gone.insert(g.index());
+                    }
+                }
+            }
+            _ => {}
+        };
+    for g in globals {
+        for (_, _, e) in &g.init {
+            e.walk(&mut |x| note_addr(x, None, &mut gone));
+        }
+    }
+    let mut outside = false;
+    let defined: HashSet<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    for f in &p.functions {
+        for ins in &f.instrs {
+            ins.kind
+                .walk_exprs(&mut |x| note_addr(x, Some(&f.func), &mut gone));
+            if let Some(v) = ins.kind.dest().and_then(|d| d.root_var()) {
+                if let VarKind::Global(g) = f.func.var(v).kind {
+                    gone.insert(g.index());
+                }
+            }
+            if let InstrKind::Call { callee, args, .. } = &ins.kind {
+                outside |= match callee {
+                    Callee::Direct(n) => {
+                        !defined.contains(n.as_str())
+                            && !PURE_FUNCTIONS.contains(&n.as_str())
+                            && !writes_nothing(callee, args, &p.program.strings)
+                    }
+                    Callee::Indirect(_) => true,
+                };
+            }
+        }
+    }
+    // Names are how the versions' globals are paired; an ambiguous one pairs nothing.
+    let unique = |i: usize| globals.iter().filter(|g| g.name == globals[i].name).count() == 1;
+    out.into_iter()
+        .filter(|i| !gone.contains(i))
+        .filter(|&i| (globals[i].is_static || !outside) && unique(i))
+        .map(|i| globals[i].name.clone())
+        .collect()
 }

@@ -35,7 +35,9 @@ mod renames;
 mod structure;
 mod types;
 
-pub use effects::{effect_free, NO_MEMORY_WRITES, OUTPUT_FUNCTIONS, PURE_FUNCTIONS};
+pub use effects::{
+    effect_free, writes_nothing, NO_MEMORY_WRITES, OUTPUT_FUNCTIONS, PURE_FUNCTIONS,
+};
 pub use print::{print_correlated, to_json};
 pub use types::{Correlated, DiffKind, DiffPoint, Input, Lockstep, Options, Origin, Side, VarPair};
 
@@ -116,7 +118,36 @@ pub fn correlate(
         new_file: new.program.file.clone(),
         renamed,
         paired_guards: meta.paired_guards,
+        immutable_globals: unchanging_globals(old, new),
+        same_functions: old
+            .functions
+            .iter()
+            .filter(|f| {
+                new.function(&f.name)
+                    .is_some_and(|g| crate::changes::same_function(old, f, new, g))
+            })
+            .map(|f| f.name.clone())
+            .collect(),
     })
+}
+
+/// Globals neither version can change ([`effects::immutable_globals`]) declared alike in both
+/// (type, initializer, linkage): reads of them see the same value in both versions.
+fn unchanging_globals(old: &GclProgram, new: &GclProgram) -> HashSet<String> {
+    let (io, inew) = (
+        effects::immutable_globals(old),
+        effects::immutable_globals(new),
+    );
+    let decl = |p: &GclProgram, n: &str| {
+        p.program
+            .globals
+            .iter()
+            .find(|g| g.name == n)
+            .map(|g| crate::changes::global_key(&p.program, g))
+    };
+    io.into_iter()
+        .filter(|n| inew.contains(n) && decl(old, n).is_some() && decl(old, n) == decl(new, n))
+        .collect()
 }
 
 fn no_function(p: &GclProgram, name: &str) -> Error {

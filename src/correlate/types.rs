@@ -4,6 +4,8 @@
 //!
 //! Takes nothing: it only defines data, and the queries over it that later stages share.
 
+use std::collections::HashSet;
+
 use crate::gcl::{GclFunction, GclProgram};
 use crate::ir::{FuncId, GuardId, IdVec, Pos, VarId};
 
@@ -156,6 +158,12 @@ pub struct Correlated {
     /// Condition guards `(old, new)` of the product paired although their conditions differ
     /// (so the instructions under them are matched): halves of such pairs may well run alone.
     pub paired_guards: Vec<(GuardId, GuardId)>,
+    /// Globals (by source name) that no code of either version can change and that both
+    /// declare alike: every read of one sees the same value in both versions.
+    pub immutable_globals: HashSet<String>,
+    /// Functions (by source name) both versions define with the same code
+    /// ([`crate::changes::same_function`], decided on the two programs before merging).
+    pub same_functions: HashSet<String>,
 }
 
 impl Correlated {
