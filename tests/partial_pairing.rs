@@ -109,7 +109,30 @@ const CASES: &[(&str, &str, &str)] = &[
         "#include <stdio.h>\nstatic double tab[3] = {0.5, -1.25, 3.0};\ndouble helper(double x, int m) { double d = 0.0; int j; if (x > 100.0) printf(\"%s\\n\", \"big\"); for (j = m - 1; j >= 0; j--) d = d * x + tab[j]; return d; }\ndouble f(double x) { double y = x * x; double a = helper(y, 3); double b = helper(x, 2); y = 10.0; return a - b; }\n",
         "#include <stdio.h>\nstatic double tab[3] = {0.5, -1.25, 3.0};\ndouble helper(double x, int m) { double d = 0.0; int j; if (x > 100.0) printf(\"%s\\n\", \"big\"); for (j = m - 1; j >= 0; j--) d = d * x + tab[j]; return d; }\ndouble f(double x) { double y = x * x; double a = helper(y, 3); double b = helper(x, 3); return a - b; }\n",
     ),
+    // A subexpression moved into a temporary, a pure call's result named, and a table read
+    // through a variable index.
+    (
+        "#include <math.h>\nstatic const double tab[4] = {0.25, 1.5, -2.0, 8.0};\ndouble f(double x) { double b = x + 1.0; double z = fabs(x); int i = (int)fmod(z, 4.0); double r = b + x * 3.5 * tab[i] + x; return r / (1.0 + 0.5 * z); }\n",
+        "#include <math.h>\nstatic const double tab[4] = {0.25, 1.5, -2.0, 8.0};\ndouble f(double x) { double b = x + 1.0; int i = (int)fmod(fabs(x), 4.0); double t = x * 3.5 * tab[i]; double r = b + t + x; return r / (1.0 + 0.5 * fabs(x)); }\n",
+        "#include <math.h>\nstatic const double tab[4] = {0.25, 1.5, -2.0, 8.0};\ndouble f(double x) { double b = x + 1.0; int i = (int)fmod(fabs(x), 4.0); double t = x * 3.5 * tab[i]; double r = b + t + x; return r / (1.0 + 0.25 * fabs(x)); }\n",
+    ),
 ];
+
+/// A temporary stands for its expression only while the expression's operands keep their
+/// values: here `t` is computed before `j` changes, so `t + t` is not `r + j * 2.5`.
+#[test]
+fn stale_definitions_are_not_substituted() {
+    let old = "double f(double x) { double j = x; double r = j * 2.5; j = j + 1.0; return r + j * 2.5; }\n";
+    let new =
+        "double f(double x) { double j = x; double t = j * 2.5; j = j + 1.0; return t + t; }\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert!(native_difference(dir.path(), old, new).is_some());
+    let v = verdict(dir.path(), old, new);
+    assert!(
+        matches!(v, Verdict::Different | Verdict::PossiblyDifferent),
+        "{v:?}"
+    );
+}
 
 /// A helper reading a global is congruent only while no code can change the global and both
 /// versions declare it alike: with a changed initializer, a store in one version, its address

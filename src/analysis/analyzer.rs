@@ -301,6 +301,7 @@ impl<'a> Analyzer<'a> {
             data,
             mem: Mem::entry(),
             wrapped: im::OrdSet::new(),
+            defs: Default::default(),
         }])
     }
 

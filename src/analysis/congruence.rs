@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use dizy_domains::{ConstraintKind, LinConstraint, LinExpr};
 
 use super::analyzer::Analyzer;
+use super::defs::Def;
 use super::locs::Dims;
 use super::memory::{reads_agree, same_repr};
 use super::options::Semantics;
@@ -130,6 +131,47 @@ fn same_address(c: &Correlated, tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> R
     })
 }
 
+/// Whether `a` and `b` are the same bytes of a global both versions hold alike and no code
+/// changes ([`Correlated::immutable_globals`]): element and field paths at equal offsets.
+fn same_immutable_bytes(
+    c: &Correlated,
+    tr: &Tr<'_>,
+    a: &Place,
+    b: &Place,
+    s: &Sub,
+) -> Result<bool> {
+    let structs = tr.dims.structs();
+    Ok(match (a, b) {
+        (Place::Var(u), Place::Var(w)) => {
+            let name = |v: &crate::ir::VarId| match tr.func.var(*v).kind {
+                VarKind::Global(g) => c
+                    .program
+                    .program
+                    .globals
+                    .get(g.index())
+                    .map(|g| c.source_name(&g.name)),
+                _ => None,
+            };
+            matches!((name(u), name(w)), (Some(p), Some(q)) if p == q && c.immutable_globals.contains(p))
+        }
+        (Place::Index(x, i, ex), Place::Index(y, j, ey)) => {
+            layout_size(structs, ex) == layout_size(structs, ey)
+                && same_pure(c, tr, i, j, s)?
+                && same_immutable_bytes(c, tr, x, y, s)?
+        }
+        (Place::Field(x, sx, kx, _), Place::Field(y, sy, ky, _)) => {
+            let off = |sid: &crate::ir::StructId, k: &u32| {
+                structs
+                    .get(sid.index())
+                    .and_then(|d| d.fields.get(*k as usize).map(|f| f.offset))
+            };
+            let (ox, oy) = (off(sx, kx), off(sy, ky));
+            ox.is_some() && ox == oy && same_immutable_bytes(c, tr, x, y, s)?
+        }
+        _ => false,
+    })
+}
+
 /// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
 pub fn equal_exprs(
     c: &Correlated,
@@ -150,6 +192,7 @@ pub fn equal_exprs(
         budget,
         loads: &[],
         convs: &[],
+        subst: std::cell::Cell::new(super::translate::SUBST_FUEL),
     };
     same_pure(c, &tr, x, y, s)
 }
@@ -183,7 +226,37 @@ fn linear_equal(tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
 /// subexpressions that differ in form may be linear and entailed equal (`two / x` against
 /// `2.0 / x` where `two = 2.0`).
 fn same_pure(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
-    Ok(same_tree(c, tr, x, y, s)? || linear_equal(tr, x, y, s)?)
+    Ok(same_tree(c, tr, x, y, s)? || linear_equal(tr, x, y, s)? || substituted(c, tr, x, y, s)?)
+}
+
+/// [`same_pure`] after replacing a variable by the pure expression it is known to hold
+/// ([`Sub::defs`]): `t` against `j * x` where `t = j * x` ran and neither `j` nor `x` was
+/// written since; two results of the same pure function on equal arguments.
+fn substituted(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+    let def = |e: &Expr| match e.kind {
+        ExprKind::Var(v) => s.defs.get(v),
+        _ => None,
+    };
+    let (dx, dy) = (def(x), def(y));
+    if (dx.is_none() && dy.is_none()) || tr.subst.get() == 0 {
+        return Ok(false);
+    }
+    tr.subst.set(tr.subst.get() - 1);
+    Ok(match (dx, dy) {
+        (Some(Def::Call(f, a)), Some(Def::Call(g, b))) => {
+            x.ty == y.ty
+                && f == g
+                && a.len() == b.len()
+                && a.iter().zip(b).try_fold(true, |ok, (p, q)| {
+                    Ok::<_, crate::diag::Error>(ok && same_pure(c, tr, p, q, s)?)
+                })?
+        }
+        // An assignment converts to the variable's type; a definition of another type is
+        // not the variable's value.
+        (Some(Def::Expr(e)), _) if e.ty == x.ty => same_pure(c, tr, e, y, s)?,
+        (_, Some(Def::Expr(e))) if e.ty == y.ty => same_pure(c, tr, x, e, s)?,
+        _ => false,
+    })
 }
 
 /// [`same_pure`] at the root of `x` and `y`: the same operator over operands equal by
@@ -221,22 +294,26 @@ fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 _ => false,
             }
         }
-        (ExprKind::Load(a), ExprKind::Load(b)) => match (tr.dim_of_place(a), tr.dim_of_place(b)) {
-            (Some(da), Some(db)) => {
-                let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
-                s.data
-                    .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
-            }
-            // Reads of equal addresses in equal memories.
-            _ => {
-                same_repr(&x.ty, &y.ty)
-                    && x.ty.is_scalar()
-                    && reads_agree(c, s)
-                    && a.root_var().is_none()
-                    && b.root_var().is_none()
-                    && same_address(c, tr, a, b, s)?
-            }
-        },
+        (ExprKind::Load(a), ExprKind::Load(b)) => {
+            (match (tr.dim_of_place(a), tr.dim_of_place(b)) {
+                (Some(da), Some(db)) => {
+                    let e = LinExpr::from_terms(&[(1, da), (-1, db)], 0).expect("small");
+                    s.data
+                        .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
+                }
+                // Reads of equal addresses in equal memories.
+                _ => {
+                    same_repr(&x.ty, &y.ty)
+                        && x.ty.is_scalar()
+                        && reads_agree(c, s)
+                        && a.root_var().is_none()
+                        && b.root_var().is_none()
+                        && same_address(c, tr, a, b, s)?
+                }
+            }) || (same_repr(&x.ty, &y.ty)
+                && x.ty.is_scalar()
+                && same_immutable_bytes(c, tr, a, b, s)?)
+        }
         (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
         (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {

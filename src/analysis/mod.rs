@@ -16,11 +16,12 @@
 //! and (unless the callee is a known pure function) that version's globals and memory facts.
 //! Matched pairs of instructions computing the same expression from equal values, and matched
 //! calls with equal arguments (in equal memories, when they take pointers), give equal results
-//! (congruence).
+//! (congruence), also once a temporary is replaced by the pure expression it holds (`defs`).
 
 mod analyzer;
 mod congruence;
 mod dead;
+mod defs;
 mod locs;
 mod memory;
 mod options;

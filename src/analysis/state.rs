@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
+use super::defs::Defs;
 use super::memory::Mem;
 use super::options::Canon;
 use crate::diag::{Error, Result, Stop};
@@ -28,6 +29,8 @@ pub struct Sub {
     /// others until the variable is assigned again: `++n; while (--n)` wraps at `n = SIZE_MAX`
     /// and back, and the hull of the two pieces in between loses `n = n' + 1` for good.
     pub wrapped: im::OrdSet<u32>,
+    /// Locals known to hold the value of a pure expression (`defs`).
+    pub defs: Defs,
 }
 
 pub type State = Vec<Sub>;
@@ -167,6 +170,7 @@ pub fn canonize(
                         data,
                         mem: g.mem.join(&s.mem),
                         wrapped: g.wrapped.intersection(s.wrapped),
+                        defs: g.defs.join(&s.defs),
                     },
                 );
             }
@@ -227,6 +231,7 @@ pub fn canonize_bounded(
                 ctx: ctx_meet(&g.ctx, &s.ctx),
                 mem: g.mem.join(&s.mem),
                 wrapped: g.wrapped.intersection(s.wrapped),
+                defs: g.defs.join(&s.defs),
             },
         };
         groups.insert(k, merged);
@@ -259,7 +264,7 @@ pub fn leq(a: &State, bs: &State, b: &Budget) -> Result<bool> {
                 reconcile(&mut p, &mut q)?;
                 p.s_leq(&q, b)?
             };
-            if ctx_ok && leq && x.mem.leq(&y.mem) {
+            if ctx_ok && leq && x.mem.leq(&y.mem) && x.defs.leq(&y.defs) {
                 continue 'outer;
             }
         }
@@ -298,6 +303,7 @@ pub fn widen(
                     data: w,
                     mem: o.mem.join(&s.mem),
                     wrapped: o.wrapped.clone().intersection(s.wrapped),
+                    defs: o.defs.join(&s.defs),
                 }
             }
             None => s,
@@ -312,6 +318,7 @@ pub fn widen(
                         data,
                         mem: prev.mem.join(&merged.mem),
                         wrapped: prev.wrapped.intersection(merged.wrapped),
+                        defs: prev.defs.join(&merged.defs),
                     },
                 );
             }
@@ -462,6 +469,7 @@ mod tests {
             data,
             mem: Mem::top(),
             wrapped: im::OrdSet::new(),
+            defs: Defs::default(),
         }
     }
 

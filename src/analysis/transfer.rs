@@ -161,8 +161,42 @@ impl Analyzer<'_> {
         Ok(out)
     }
 
-    /// [`Self::apply`] once the instruction's reads through pointers are done.
+    /// [`Self::apply`] once the instruction's reads through pointers are done, with the
+    /// symbolic definitions it kills and makes (`defs`).
     fn apply_read(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
+        let kind = &self.f.instrs[p].kind;
+        s.defs.before(kind);
+        let mut out = self.apply_kind(p, s)?;
+        let kind = &self.f.instrs[p].kind;
+        let pure = |n: &str| {
+            let m = self.c.source_name(n);
+            (PURE_FUNCTIONS.contains(&m)
+                || crate::correlate::NO_MEMORY_WRITES.contains(&m)
+                || self.congruent_helpers.contains(m))
+            .then(|| m.to_string())
+        };
+        let func = &self.f.func;
+        let immutable = |v: VarId| match func.var(v).kind {
+            VarKind::Global(g) => self
+                .c
+                .program
+                .program
+                .globals
+                .get(g.index())
+                .is_some_and(|g| {
+                    self.c
+                        .immutable_globals
+                        .contains(self.c.source_name(&g.name))
+                }),
+            _ => false,
+        };
+        for r in out.iter_mut() {
+            r.defs.after(func, kind, pure, immutable);
+        }
+        Ok(out)
+    }
+
+    fn apply_kind(&mut self, p: usize, mut s: Sub) -> Result<Vec<Sub>> {
         let ins = &self.f.instrs[p];
         let side = self.side_of_pos(p);
         match &ins.kind {
@@ -345,6 +379,7 @@ impl Analyzer<'_> {
             budget: self.budget,
             loads,
             convs,
+            subst: std::cell::Cell::new(super::translate::SUBST_FUEL),
         }
     }
 

@@ -48,7 +48,13 @@ pub struct Tr<'a> {
     /// Values of the narrowing conversions of the instruction (`memory::Item::Conv`), by
     /// expression identity.
     pub convs: &'a [(&'a Expr, dizy_domains::Dim)],
+    /// How many more symbolic definitions (`defs`) congruence may substitute in this
+    /// translator's comparisons: definitions form a DAG, whose unfolding can be exponential.
+    pub subst: std::cell::Cell<u32>,
 }
+
+/// [`Tr::subst`] for a fresh translator.
+pub const SUBST_FUEL: u32 = 64;
 
 /// The value range of an integer (or pointer) type.
 pub fn type_range(t: &CType) -> Option<(i128, i128)> {

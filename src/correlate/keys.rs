@@ -143,17 +143,32 @@ impl<'a> Keys<'a> {
         s
     }
 
-    /// Weaker keys of an assignment, for pairing instructions whose full keys
+    /// Weaker keys of an assignment or a direct call, for pairing instructions whose full keys
     /// differ: what it computes without the variable (`[g1] := e`, so `ans := e` pairs with
     /// `retval := e`), and the variable it writes (`[g1] h :=`, so `h := h * 31 + t` pairs with
-    /// `h := x * 31 + t`). Either way the analysis then compares the two values where they are
+    /// `h := x * 31 + t`) or the function it calls (`exp(-z * z)` with `exp(-fabs(x) * z)`). Either way the analysis then compares the two values where they are
     /// computed. None for assignments of constants: they pair too readily to say anything.
     pub fn partial(&self, i: usize) -> Option<(String, String)> {
-        let InstrKind::Assign(p, e) = &self.f.instrs[i].kind else {
-            return None;
-        };
         let full = self.instr(i);
         let guards = &full[..=full.find(']')?];
+        let (p, e) = match &self.f.instrs[i].kind {
+            InstrKind::Assign(p, e) => (p, e),
+            // A call of the same function with other arguments: paired, its arguments are
+            // compared where it runs (unpaired, it would differ in any case).
+            InstrKind::Call {
+                dest,
+                callee: Callee::Direct(n),
+                ..
+            } => {
+                let call = &full[full.find(']')? + 1..];
+                let call = call.split_once(" := ").map_or(call, |x| x.1);
+                return Some((
+                    format!("{guards} := {call}"),
+                    format!("{guards} call {n} {}", dest.is_some()),
+                ));
+            }
+            _ => return None,
+        };
         if matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_)) {
             return None;
         }
