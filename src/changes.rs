@@ -10,7 +10,8 @@
 //! static locals included, with their initializers), everything its callees can observe, and
 //! every function it may reach through a function pointer. So a function is *changed* when
 //! * its behaviour key differs ([`function_key`]: the listing without lines, every variable's
-//!   type, and the layout of every struct it touches), or it exists in one version only;
+//!   type, and the layout of every struct it touches, structs named by order of first use so a
+//!   renamed tag is no change), or it exists in one version only;
 //! * it refers to a global whose declaration differs ([`global_key`]: type, initializer,
 //!   linkage, qualifiers), directly or through the initializer of a global it refers to;
 //! * it calls a changed function directly, or makes an indirect call while some function whose
@@ -129,6 +130,9 @@ pub fn function_key(p: &GclProgram, f: &GclFunction) -> String {
         ins.kind
             .walk_exprs(&mut |e| collect_structs(structs, &e.ty, &mut used));
     }
+    // Struct tags by order of first use, so a tag renamed throughout keeps the key.
+    let mut tags: Vec<String> = vec![];
+    let mut out = canonical_tags(&out, structs, &mut tags);
     out.push_str("-- structs\n");
     let mut defs: Vec<String> = used
         .iter()
@@ -150,9 +154,65 @@ pub fn function_key(p: &GclProgram, f: &GclFunction) -> String {
                 if d.complete { "" } else { "incomplete" }
             )
         })
+        .map(|d| canonical_tags(&d, structs, &mut tags))
         .collect();
     defs.sort();
     out.push_str(&defs.join("\n"));
+    out
+}
+
+/// `text` with each `struct T` / `union T` naming a struct of the program written `struct #k`,
+/// `k` the tag's position in `tags` (appended when new), outside string literals. What a
+/// function computes does not depend on its structs' tags, only on their layouts (listed with
+/// the key); a literal's text is output, so it stays as it is.
+fn canonical_tags(text: &str, structs: &[crate::ir::StructDef], tags: &mut Vec<String>) -> String {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut from, mut in_str) = (0, 0, false);
+    while i < b.len() {
+        if in_str {
+            match b[i] {
+                b'\\' => i += 1,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b[i] == b'"' {
+            in_str = true;
+            i += 1;
+            continue;
+        }
+        let kw = ["struct ", "union "]
+            .into_iter()
+            .find(|k| text[i..].starts_with(k) && (i == 0 || !ident(b[i - 1])));
+        let Some(kw) = kw else {
+            i += 1;
+            continue;
+        };
+        let start = i + kw.len();
+        let mut end = start;
+        while end < b.len() && ident(b[end]) {
+            end += 1;
+        }
+        let name = &text[start..end];
+        if !name.is_empty() && structs.iter().any(|d| d.name == name) {
+            let k = match tags.iter().position(|t| t == name) {
+                Some(k) => k,
+                None => {
+                    tags.push(name.to_string());
+                    tags.len() - 1
+                }
+            };
+            out.push_str(&text[from..start]);
+            out.push_str(&format!("#{k}"));
+            from = end;
+        }
+        i = end.max(i + 1);
+    }
+    out.push_str(&text[from..]);
     out
 }
 

@@ -25,8 +25,9 @@
 //!
 //! Calls are not inlined (they stay calls, which the analysis treats soundly as unknown results
 //! and effects) when the callee is recursive (already being inlined on the current path), when the
-//! depth bound is reached, when it is variadic, takes or returns a non-scalar, or uses `goto`; the
-//! reason is recorded for the report.
+//! depth bound is reached, when it is variadic, takes or returns an array or an incomplete struct,
+//! or uses `goto`; the reason is recorded for the report. Structs pass by value as whole-struct
+//! assignments.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -216,7 +217,8 @@ impl Inliner<'_> {
     }
 
     /// Why a call to `g` cannot be inlined, if it cannot.
-    fn refusal(&self, g: &Function, nargs: usize, depth: u32) -> Option<String> {
+    fn refusal(&self, g: &Function, args: &[Expr], depth: u32) -> Option<String> {
+        let nargs = args.len();
         if self.stack.contains(&g.name) {
             return Some("recursive call".into());
         }
@@ -229,11 +231,21 @@ impl Inliner<'_> {
         if g.variadic || g.params.len() != nargs {
             return Some("variadic or mismatched arguments".into());
         }
-        let scalar = |t: &CType| t.is_scalar();
-        if !g.params.iter().all(|p| scalar(&g.var(*p).ty))
-            || !(g.ret == CType::Void || scalar(&g.ret))
+        // Structs by value are copied whole (`param = arg`, `dest = result`): only between
+        // values of the one struct type, which C's own argument passing guarantees.
+        let by_value = |t: &CType| {
+            t.is_scalar()
+                || matches!(t, CType::Struct(s)
+                    if self.prog.structs.get(s.index()).is_some_and(|d| d.complete))
+        };
+        if !g
+            .params
+            .iter()
+            .zip(args)
+            .all(|(p, a)| by_value(&g.var(*p).ty) && (a.ty.is_scalar() || a.ty == g.var(*p).ty))
+            || !(g.ret == CType::Void || by_value(&g.ret))
         {
-            return Some("takes or returns a struct or array".into());
+            return Some("takes or returns an array or a struct of another type".into());
         }
         if uses_goto(&g.body) {
             return Some("uses goto".into());
@@ -261,7 +273,7 @@ impl Inliner<'_> {
         }
         let prog = self.prog;
         let g = prog.function(name)?;
-        if let Some(why) = self.refusal(g, args.len(), depth) {
+        if let Some(why) = self.refusal(g, args, depth) {
             let note = format!(
                 "call to changed function `{name}` at line {line} not inlined ({why}): treated as an unknown call"
             );

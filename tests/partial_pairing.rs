@@ -14,25 +14,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use dizy::diff::{diff_programs, DiffOptions, Verdict};
+use dizy::diff::Verdict;
 
 fn verdict(dir: &Path, old: &str, new: &str) -> Verdict {
-    let load = |name: &str, src: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, src).expect("write");
-        dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
-    };
-    let report = diff_programs(
-        &load("old.c", old),
-        &load("new.c", new),
-        &DiffOptions::default(),
-    );
-    report
-        .functions
-        .iter()
-        .find(|f| f.name == "f")
-        .expect("f reported")
-        .verdict
+    common::verdict_of(dir, old, new, "f")
 }
 
 /// Both versions of `f(double)` compiled apart (`f` and `helper` renamed by the preprocessor)

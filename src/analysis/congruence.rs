@@ -131,6 +131,31 @@ fn same_address(c: &Correlated, tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> R
     })
 }
 
+/// Whether two aggregate variables hold equal values: every cell of each has a partner of the
+/// same path and type, entailed equal (a struct passed by value to a congruent helper).
+fn same_aggregate(tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> Result<bool> {
+    let (Place::Var(u), Place::Var(w)) = (a, b) else {
+        return Ok(false);
+    };
+    let (Some(ca), Some(cb)) = (tr.dims.cells(*u), tr.dims.cells(*w)) else {
+        return Ok(false);
+    };
+    let (pairs, complete) = super::locs::pair_cells(ca, cb);
+    if !complete || pairs.is_empty() {
+        return Ok(false);
+    }
+    for (x, y, _) in pairs {
+        let e = LinExpr::from_terms(&[(1, x), (-1, y)], 0).expect("small");
+        if !s
+            .data
+            .s_entails(&LinConstraint::new(e, ConstraintKind::Eq), tr.budget)?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Whether `a` and `b` are the same bytes of a global both versions hold alike and no code
 /// changes ([`Correlated::immutable_globals`]): element and field paths at equal offsets.
 fn same_immutable_bytes(
@@ -263,7 +288,10 @@ fn substituted(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Resu
 /// [`same_pure`].
 fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
     let dims = tr.dims;
-    if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) {
+    // Structs of the two versions are different ids of the merged program: their values are
+    // compared cell by cell (path and type), see `same_aggregate`.
+    let structs = matches!(x.ty, CType::Struct(_)) && matches!(y.ty, CType::Struct(_));
+    if x.ty != y.ty && !(x.ty.is_scalar() && y.ty.is_scalar()) && !structs {
         return Ok(false);
     }
     Ok(match (&x.kind, &y.kind) {
@@ -281,6 +309,11 @@ fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
         }
         (ExprKind::Float(a), ExprKind::Float(b)) => a.to_bits() == b.to_bits(),
         (ExprKind::Var(a), ExprKind::Var(b)) => {
+            // Struct values compare cell by cell whatever their names: an argument copied into
+            // an inlined helper's parameter is the caller's value under another name.
+            if structs {
+                return same_aggregate(tr, &Place::Var(*a), &Place::Var(*b), s);
+            }
             let paired = c.pairs.iter().any(|p| p.old == *a && p.new == *b);
             if !paired {
                 return Ok(false);
@@ -313,6 +346,7 @@ fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
             }) || (same_repr(&x.ty, &y.ty)
                 && x.ty.is_scalar()
                 && same_immutable_bytes(c, tr, a, b, s)?)
+                || same_aggregate(tr, a, b, s)?
         }
         (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
@@ -359,6 +393,22 @@ fn negated(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result<b
     })
 }
 
+/// Whether values of type `t` are plain data: numbers, and arrays and structs of them (no
+/// pointers, nothing a callee could read memory through).
+fn plain_data(structs: &[crate::ir::StructDef], t: &CType, depth: usize) -> bool {
+    match t {
+        CType::Bool | CType::Int { .. } | CType::Float | CType::Double => true,
+        CType::Array(e, Some(_)) => plain_data(structs, e, depth),
+        CType::Struct(s) if depth < 8 => structs.get(s.index()).is_some_and(|d| {
+            d.complete
+                && d.fields
+                    .iter()
+                    .all(|f| plain_data(structs, &f.ty, depth + 1))
+        }),
+        _ => false,
+    }
+}
+
 /// Helpers defined in both versions with the same code ([`Correlated::same_functions`]), no
 /// globals but immutable ones ([`Correlated::immutable_globals`]) and only scalar parameters, whose calls go only to known pure library functions, to
 /// library functions that write nothing of the program's (mathematics, output with a literal
@@ -381,11 +431,29 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
             _ => true,
         })
     };
+    // Scalars and structs of plain data by value; a helper that takes no address cannot read
+    // a struct's padding, where equal fields may still differ.
+    let structs = &c.program.program.structs;
+    let takes_no_address = |h: &GclFunction| {
+        let mut none = true;
+        for i in &h.instrs {
+            i.kind
+                .walk_exprs(&mut |e| none &= !matches!(e.kind, ExprKind::AddrOf(_)));
+        }
+        none
+    };
     let scalar_params = |h: &GclFunction| {
         h.func.params.iter().all(|p| {
             let t = &h.func.var(*p).ty;
-            !t.is_pointer() && !matches!(t, CType::Struct(_) | CType::Array(..))
-        })
+            match t {
+                CType::Struct(_) => plain_data(structs, t, 0),
+                _ => !t.is_pointer() && !matches!(t, CType::Array(..)),
+            }
+        }) && (takes_no_address(h)
+            || h.func
+                .params
+                .iter()
+                .all(|p| !matches!(h.func.var(*p).ty, CType::Struct(_))))
     };
     let mut out: HashSet<String> = c
         .program

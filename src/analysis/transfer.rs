@@ -131,9 +131,24 @@ impl Analyzer<'_> {
             if congruent {
                 if let (Some(pa), Some(pb)) = (fixed_dest(&io.kind), fixed_dest(&inew.kind)) {
                     for mut r in after_new {
-                        if let (Resolved::Scalar(a), Resolved::Scalar(b)) =
-                            (self.resolve(&r, pa), self.resolve(&r, pb))
-                        {
+                        let same: Vec<(Dim, Dim)> =
+                            match (self.resolve(&r, pa), self.resolve(&r, pb)) {
+                                (Resolved::Scalar(a), Resolved::Scalar(b)) => vec![(a, b)],
+                                // An aggregate (a struct a congruent helper returned): cell by
+                                // cell, where the layouts agree.
+                                (Resolved::Cells(a), Resolved::Cells(b))
+                                    if a.len() == b.len()
+                                        && a.iter().zip(&b).all(|((x, dx), (y, dy))| {
+                                            x == y
+                                                && self.dims.ty_of(&self.f.func, *dx)
+                                                    == self.dims.ty_of(&self.f.func, *dy)
+                                        }) =>
+                                {
+                                    a.iter().zip(&b).map(|(x, y)| (x.1, y.1)).collect()
+                                }
+                                _ => vec![],
+                            };
+                        for (a, b) in same {
                             meet(
                                 &mut r.data,
                                 &[(1, a), (-1, b)],

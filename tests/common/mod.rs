@@ -863,3 +863,24 @@ pub fn strip_times(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+/// The verdict `dizy::diff` gives function `func` of the two versions, written to `old.c` and
+/// `new.c` in `dir` (default options).
+pub fn verdict_of(dir: &Path, old: &str, new: &str, func: &str) -> dizy::diff::Verdict {
+    let load = |name: &str, src: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, src).expect("write");
+        dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let report = dizy::diff::diff_programs(
+        &load("old.c", old),
+        &load("new.c", new),
+        &dizy::diff::DiffOptions::default(),
+    );
+    report
+        .functions
+        .iter()
+        .find(|f| f.name == func)
+        .unwrap_or_else(|| panic!("{func} reported"))
+        .verdict
+}

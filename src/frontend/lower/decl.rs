@@ -244,6 +244,7 @@ impl Ctx<'_> {
             depth: 0,
             shadow: HashMap::new(),
             enclosing: vec![],
+            const_ints: HashMap::new(),
         });
         self.tables.scopes.push(Scope::default());
         let mut pids = vec![];
@@ -354,6 +355,26 @@ impl Ctx<'_> {
             match &idecl.node.initializer {
                 None => self.emit(StmtKind::Havoc(Place::Var(v))),
                 Some(init) => self.local_init(v, &ty, init)?,
+            }
+            let constant = d.node.specifiers.iter().any(|s| {
+                matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Const)
+            });
+            if let (true, false, CType::Int { bits, signed }, Some(Initializer::Expression(e))) = (
+                constant,
+                volatile,
+                &ty,
+                idecl.node.initializer.as_ref().map(|i| &i.node),
+            ) {
+                let (lo, hi) = match signed {
+                    true => (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1),
+                    false => (0, (1i128 << bits) - 1),
+                };
+                // Only an initializer that is a constant in range: the value the local holds.
+                if let Ok(n) = self.const_int(e) {
+                    if (lo..=hi).contains(&n) {
+                        self.fs().const_ints.insert(v, n);
+                    }
+                }
             }
             // The name is visible from its own initializer on, but C code relying on that is
             // rare; binding after keeps `int x = x;` pointing at an outer x (also rare).

@@ -302,8 +302,14 @@ impl Ctx<'_> {
     fn ident(&mut self, name: &str, off: usize) -> Res<Val> {
         match self.tables.lookup(name).cloned() {
             Some(Binding::Var(v)) => {
-                // A local read where a constant is needed (an array size: a VLA).
+                // A local read where a constant is needed (an array size): a `const` local
+                // with a constant value is that value, any other local makes a VLA.
                 if self.f.is_none() {
+                    if let Some(f) = &self.suspended {
+                        if let Some(n) = f.const_ints.get(&v) {
+                            return Ok(Val::R(Expr::int(*n, f.vars[v.index()].ty.clone())));
+                        }
+                    }
                     return Err(self.err(
                         off,
                         format!(

@@ -55,6 +55,10 @@ struct FnState {
     /// The statements being lowered sit in these, innermost last: what a `break`, `continue`
     /// or `return` inside a statement expression would leave (see [`Enclosing`]).
     enclosing: Vec<Enclosing>,
+    /// Locals declared `const` with an integer constant initializer, by value: what they
+    /// stand for where C wants a constant (`const int N = 32; int a[N];`, which GCC takes as a
+    /// fixed-size array, since no valid program can change `N`).
+    const_ints: HashMap<VarId, i128>,
 }
 
 /// A construct the statement being lowered sits in, for the jumps a statement expression may
