@@ -309,6 +309,63 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 },
             )
         }
+        // A subexpression moved into a new local just before the assignment that used it
+        // (`temp`, the same program); with an operand it reads incremented in between
+        // (`temp-stale`, usually a change): the temporaries the analysis substitutes.
+        "temp" | "temp-stale" => {
+            let func = func_mut(p, fi);
+            let name = format!("tmp{}", func.locals.len());
+            let stale = kind == "temp-stale";
+            let mut ty = None;
+            let ok = nth_block(func, &|_, _| true, rng, &mut |b, _, rng| {
+                let sites: Vec<usize> = (0..b.len())
+                    .filter(|&i| matches!(&b[i], Stmt::Assign(_, _, e) if plain(e) && extractable(e) > 0))
+                    .collect();
+                if sites.is_empty() {
+                    return false;
+                }
+                let i = *rng.pick(&sites);
+                let Stmt::Assign(lv, op, e) = &b[i] else {
+                    return false;
+                };
+                let mut e2 = e.clone();
+                let k = rng.below(extractable(e));
+                let Some(sub) = extract(&mut e2, &mut { k }, &name) else {
+                    return false;
+                };
+                let Some(t) = env.ty(&sub).filter(|_| env.is_arith(&sub)) else {
+                    return false;
+                };
+                let read: Vec<String> = vs.iter().filter(|v| mentions(&sub, v)).cloned().collect();
+                let mut new = vec![Stmt::Assign(Expr::var(&name), None, sub)];
+                if stale {
+                    let Some(x) = read.first() else {
+                        return false;
+                    };
+                    new.push(Stmt::Assign(
+                        Expr::var(x),
+                        None,
+                        Expr::Bin(Op::Add, Box::new(Expr::var(x)), Box::new(Expr::Int(1))),
+                    ));
+                }
+                new.push(Stmt::Assign(lv.clone(), *op, e2));
+                b.splice(i..=i, new);
+                ty = Some(t);
+                true
+            });
+            match (ok, ty) {
+                (true, Some(t)) => {
+                    func.locals.push(Local {
+                        ty: t,
+                        name,
+                        init: None,
+                        is_static: false,
+                    });
+                    true
+                }
+                _ => false,
+            }
+        }
         _ => false,
     }
 }
@@ -328,5 +385,69 @@ fn negate_comparison(e: &mut Expr) {
             Box::new(Expr::Un(Un::Neg, a)),
             Box::new(Expr::Un(Un::Neg, b)),
         );
+    }
+}
+
+/// An expression without side effects or statement expressions: reading it earlier gives the
+/// same value as long as nothing in between writes what it reads.
+fn plain(e: &Expr) -> bool {
+    match e {
+        Expr::Int(_) | Expr::Flt(_) | Expr::Chr(_) | Expr::Var(_) => true,
+        Expr::Un(_, a) | Expr::Cast(_, a) | Expr::Field(a, _) | Expr::Deref(a) => plain(a),
+        Expr::Bin(_, a, b) | Expr::Index(a, b) => plain(a) && plain(b),
+        Expr::Cond(c, a, b) => plain(c) && plain(a) && plain(b),
+        Expr::Call(..) | Expr::Lib(..) | Expr::CallPtr(..) | Expr::Block(_) => false,
+    }
+}
+
+/// Binary subexpressions of `e` that are always evaluated when `e` is (not under `?:`'s arms
+/// or the right of `&&`/`||`), in a fixed order; [`extract`] counts the same way.
+fn extractable(e: &Expr) -> usize {
+    match e {
+        Expr::Bin(op, a, b) => {
+            1 + extractable(a)
+                + if matches!(op, Op::LAnd | Op::LOr) {
+                    0
+                } else {
+                    extractable(b)
+                }
+        }
+        Expr::Un(_, a) | Expr::Cast(_, a) | Expr::Field(a, _) | Expr::Deref(a) => extractable(a),
+        Expr::Index(a, b) => extractable(a) + extractable(b),
+        Expr::Cond(c, _, _) => extractable(c),
+        _ => 0,
+    }
+}
+
+/// Replace the `k`-th [`extractable`] subexpression of `e` by the variable `name`; gives it.
+fn extract(e: &mut Expr, k: &mut usize, name: &str) -> Option<Expr> {
+    if let Expr::Bin(..) = e {
+        if *k == 0 {
+            return Some(std::mem::replace(e, Expr::var(name)));
+        }
+        *k -= 1;
+    }
+    match e {
+        Expr::Bin(op, a, b) => {
+            let lazy = matches!(op, Op::LAnd | Op::LOr);
+            extract(a, k, name).or_else(|| if lazy { None } else { extract(b, k, name) })
+        }
+        Expr::Un(_, a) | Expr::Cast(_, a) | Expr::Field(a, _) | Expr::Deref(a) => {
+            extract(a, k, name)
+        }
+        Expr::Index(a, b) => extract(a, k, name).or_else(|| extract(b, k, name)),
+        Expr::Cond(c, _, _) => extract(c, k, name),
+        _ => None,
+    }
+}
+
+/// Whether `e` reads the variable `v`.
+fn mentions(e: &Expr, v: &str) -> bool {
+    match e {
+        Expr::Var(x) => x == v,
+        Expr::Un(_, a) | Expr::Cast(_, a) | Expr::Field(a, _) | Expr::Deref(a) => mentions(a, v),
+        Expr::Bin(_, a, b) | Expr::Index(a, b) => mentions(a, v) || mentions(b, v),
+        Expr::Cond(c, a, b) => mentions(c, v) || mentions(a, v) || mentions(b, v),
+        _ => false,
     }
 }
