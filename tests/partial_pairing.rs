@@ -101,7 +101,27 @@ const CASES: &[(&str, &str, &str)] = &[
         "#include <math.h>\nstatic const double tab[4] = {0.25, 1.5, -2.0, 8.0};\ndouble f(double x) { double b = x + 1.0; int i = (int)fmod(fabs(x), 4.0); double t = x * 3.5 * tab[i]; double r = b + t + x; return r / (1.0 + 0.5 * fabs(x)); }\n",
         "#include <math.h>\nstatic const double tab[4] = {0.25, 1.5, -2.0, 8.0};\ndouble f(double x) { double b = x + 1.0; int i = (int)fmod(fabs(x), 4.0); double t = x * 3.5 * tab[i]; double r = b + t + x; return r / (1.0 + 0.25 * fabs(x)); }\n",
     ),
+    // A branch on an integer that picks 1.0 or 0.0, against the integer converted.
+    (
+        "double f(double x) { int c = x > 0.5; double r; if (c) r = 1.0; else r = 0.0; return r * 3.0 + x; }\n",
+        "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 3.0 + x; }\n",
+        "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 2.0 + x; }\n",
+    ),
 ];
+
+/// `-0.0` is not `(double)0`: their reciprocals are -inf and +inf.
+#[test]
+fn negative_zero_is_not_a_converted_zero() {
+    let old = "double f(double x) { int c = x > 0.5; double r; if (c) r = 1.0; else r = -0.0; return 1.0 / r; }\n";
+    let new = "double f(double x) { int c = x > 0.5; double r = (double)c; return 1.0 / r; }\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert!(native_difference(dir.path(), old, new).is_some());
+    let v = verdict(dir.path(), old, new);
+    assert!(
+        matches!(v, Verdict::Different | Verdict::PossiblyDifferent),
+        "{v:?}"
+    );
+}
 
 /// A temporary stands for its expression only while the expression's operands keep their
 /// values: here `t` is computed before `j` changes, so `t + t` is not `r + j * 2.5`.

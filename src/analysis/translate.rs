@@ -179,20 +179,35 @@ impl Tr<'_> {
     }
 
     /// Mathematical value of `e` (ring operations unreduced; see module doc). Under IEEE
-    /// floating point a floating value is only ever known as a copy of a tracked one or as a
-    /// small non-zero integral constant: values every float type holds exactly, and which no
-    /// other value (NaN, -0.0 against 0.0) can be confused with, since floating guards
-    /// constrain nothing.
+    /// floating point a floating value is only ever known as a copy of a tracked one, as a
+    /// small integral constant (`+0.0` included, never `-0.0`), or as an integer variable
+    /// converted exactly (`(double)i` for an `int`): values every float type holds exactly, and
+    /// a dimension at 0 then always means `+0.0`, since no floating operation, and no guard
+    /// (floating guards constrain nothing), ever sets one.
     pub fn expr(&self, e: &Expr) -> DExpr {
         if self.floats == Floats::Ieee && e.ty.is_float() {
+            // Integers of at most this many bits convert exactly (float: 24-bit significand).
+            let exact_bits = if e.ty == CType::Float { 16 } else { 32 };
             return match &e.kind {
                 ExprKind::Var(v) => self.dims.of(*v).map_or(DExpr::Unknown, DExpr::Var),
                 ExprKind::Load(p) => self.place_dim(p).map_or(DExpr::Unknown, DExpr::Var),
                 ExprKind::Float(f)
-                    if f.fract() == 0.0 && *f != 0.0 && f.abs() < (1u32 << 24) as f64 =>
+                    if f.fract() == 0.0
+                        && f.abs() < (1u32 << 24) as f64
+                        && (*f != 0.0 || f.to_bits() == 0) =>
                 {
                     DExpr::Const(*f as i128)
                 }
+                ExprKind::Cast(x) => match (&x.kind, &x.ty) {
+                    (ExprKind::Var(v), CType::Int { bits, .. }) if *bits <= exact_bits => {
+                        self.dims.of(*v).map_or(DExpr::Unknown, DExpr::Var)
+                    }
+                    (ExprKind::Var(v), CType::Bool) => {
+                        self.dims.of(*v).map_or(DExpr::Unknown, DExpr::Var)
+                    }
+                    (ExprKind::Int(n), _) if n.abs() < 1 << 24 => DExpr::Const(*n),
+                    _ => DExpr::Unknown,
+                },
                 _ => DExpr::Unknown,
             };
         }

@@ -29,10 +29,18 @@ impl Builder<'_> {
                 if self.okeys[*i] == self.nkeys[*j] {
                     3
                 } else {
+                    // The same instruction under guards that differ: code that moved under
+                    // another condition, such as the rest of a function after an `if` whose
+                    // branches now `return` (`[!g2] x := e` against `[!ret'] x := e`). Each
+                    // half keeps its own guard in the product.
+                    let unguarded = |k: &str| k.split_once(']').map(|x| x.1.to_string());
                     match (&self.ovals[*i], &self.nvals[*j]) {
                         (Some((vx, _)), Some((vy, _))) if vx == vy => 2,
                         (Some((_, tx)), Some((_, ty))) if tx == ty => 1,
-                        _ => 0,
+                        _ => match (unguarded(&self.okeys[*i]), unguarded(&self.nkeys[*j])) {
+                            (Some(x), Some(y)) if x == y && x != "goto" => 1,
+                            _ => 0,
+                        },
                     }
                 }
             }
