@@ -107,6 +107,12 @@ const CASES: &[(&str, &str, &str)] = &[
         "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 3.0 + x; }\n",
         "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 2.0 + x; }\n",
     ),
+    // Elements of local arrays with equal contents, read at a loop's index.
+    (
+        "double f(double x) { double t[3] = {0.5, 1.25, -3.0}; double s = 0.0; for (int j = 0; j < 3; j++) s += t[j] * x; return s; }\n",
+        "double f(double x) { double t[3] = {0.5, 1.25, -3.0}; double s = 0.0; int j; for (j = 0; j < 3; j++) s = s + x * t[j]; return s; }\n",
+        "double f(double x) { double t[3] = {0.5, 1.25, -3.5}; double s = 0.0; int j; for (j = 0; j < 3; j++) s = s + x * t[j]; return s; }\n",
+    ),
 ];
 
 /// `-0.0` is not `(double)0`: their reciprocals are -inf and +inf.

@@ -156,6 +156,21 @@ fn same_aggregate(tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> Result<bool> {
     Ok(true)
 }
 
+/// Whether `a` and `b` are elements at equal indices of two arrays (local variables) whose
+/// cells are all pairwise equal: `cof[j]` against `cof'[j']` after equal initializers.
+fn same_element(c: &Correlated, tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> Result<bool> {
+    let (Place::Index(x, i, ex), Place::Index(y, j, ey)) = (a, b) else {
+        return Ok(false);
+    };
+    let (Place::Var(_), Place::Var(_)) = (&**x, &**y) else {
+        return Ok(false);
+    };
+    let structs = tr.dims.structs();
+    Ok(layout_size(structs, ex) == layout_size(structs, ey)
+        && same_pure(c, tr, i, j, s)?
+        && same_aggregate(tr, x, y, s)?)
+}
+
 /// Whether `a` and `b` are the same bytes of a global both versions hold alike and no code
 /// changes ([`Correlated::immutable_globals`]): element and field paths at equal offsets.
 fn same_immutable_bytes(
@@ -347,6 +362,7 @@ fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 && x.ty.is_scalar()
                 && same_immutable_bytes(c, tr, a, b, s)?)
                 || same_aggregate(tr, a, b, s)?
+                || (same_repr(&x.ty, &y.ty) && x.ty.is_scalar() && same_element(c, tr, a, b, s)?)
         }
         (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
