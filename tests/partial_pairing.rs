@@ -212,3 +212,31 @@ fn refactorings_are_proved_and_real_changes_are_not() {
         );
     }
 }
+
+/// A function of the file named like a library function is not that function: two calls of it
+/// on equal arguments are equal only if its two versions are the same code. Here `fabs`
+/// changed and its calls stay calls (`--no-inline`): `f` must not be proved equivalent.
+#[test]
+fn a_file_function_with_a_library_name_is_not_the_library() {
+    let old = "double fabs(double x) { return x < 0 ? fabs(-x) : x; }\ndouble f(double x) { double z = fabs(x); return z; }\n";
+    let new = "double fabs(double x) { return x < 0 ? fabs(-x) + 1.0 : x; }\ndouble f(double x) { double z = fabs(x); return z; }\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let load = |name: &str, src: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, src).expect("write");
+        dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let opts = dizy::diff::DiffOptions {
+        no_inline: true,
+        no_witness: true,
+        ..Default::default()
+    };
+    let report = dizy::diff::diff_programs(&load("old.c", old), &load("new.c", new), &opts);
+    let v = report
+        .functions
+        .iter()
+        .find(|f| f.name == "f")
+        .expect("f reported")
+        .verdict;
+    assert_eq!(v, Verdict::PossiblyDifferent);
+}

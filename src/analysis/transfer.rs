@@ -183,12 +183,14 @@ impl Analyzer<'_> {
         s.defs.before(kind);
         let mut out = self.apply_kind(p, s)?;
         let kind = &self.f.instrs[p].kind;
+        // A library function only if the file does not define one of that name (whose two
+        // versions may differ); a helper of the file only if congruent.
         let pure = |n: &str| {
             let m = self.c.source_name(n);
-            (PURE_FUNCTIONS.contains(&m)
-                || crate::correlate::NO_MEMORY_WRITES.contains(&m)
-                || self.congruent_helpers.contains(m))
-            .then(|| m.to_string())
+            let library = (PURE_FUNCTIONS.contains(&m)
+                || crate::correlate::NO_MEMORY_WRITES.contains(&m))
+                && !self.c.program.functions.iter().any(|f| f.name == n);
+            (library || self.congruent_helpers.contains(m)).then(|| m.to_string())
         };
         let func = &self.f.func;
         let immutable = |v: VarId| match func.var(v).kind {
