@@ -498,10 +498,14 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
                             args,
                             ..
                         } => {
+                            // A function of the file is never the library function it is
+                            // named after: only a congruent one will do.
+                            let defined = c.program.functions.iter().any(|f| f.name == *m);
                             let m = c.source_name(m);
-                            PURE_FUNCTIONS.contains(&m)
-                                || out.contains(m)
-                                || (!reads_memory(args)
+                            out.contains(m)
+                                || (!defined && PURE_FUNCTIONS.contains(&m))
+                                || (!defined
+                                    && !reads_memory(args)
                                     && (NO_MEMORY_WRITES.contains(&m)
                                         || writes_nothing(
                                             &Callee::Direct(m.to_string()),

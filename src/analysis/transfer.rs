@@ -306,12 +306,17 @@ impl Analyzer<'_> {
                 Ok(vec![s])
             }
             InstrKind::Call { dest, callee, args } => {
-                let pure = matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()) || self.congruent_helpers.contains(self.c.source_name(n)))
-                    || crate::correlate::writes_nothing(
-                        callee,
-                        args,
-                        &self.c.program.program.strings,
-                    );
+                // A function of the file is never the library function it is named after.
+                let defined = matches!(callee, Callee::Direct(n)
+                    if self.c.program.functions.iter().any(|f| f.name == *n));
+                let pure = matches!(callee, Callee::Direct(n) if self.congruent_helpers.contains(self.c.source_name(n)))
+                    || (!defined
+                        && (matches!(callee, Callee::Direct(n) if PURE_FUNCTIONS.contains(&n.as_str()))
+                            || crate::correlate::writes_nothing(
+                                callee,
+                                args,
+                                &self.c.program.program.strings,
+                            )));
                 let pointers = args.iter().any(|a| a.ty.is_pointer());
                 if !pure {
                     self.clobber(&mut s, side, pointers)?;

@@ -210,7 +210,9 @@ pub fn effect_free(p: &GclProgram) -> HashSet<String> {
                         dest,
                         ..
                     } => {
-                        (PURE_FUNCTIONS.contains(&n.as_str()) || ok.contains(n))
+                        (ok.contains(n)
+                            || (PURE_FUNCTIONS.contains(&n.as_str())
+                                && !p.functions.iter().any(|g| g.name == *n)))
                             && dest.as_ref().is_none_or(|d| is_local_place(d, &f.func))
                     }
                     InstrKind::Call { .. } => false,
