@@ -216,23 +216,12 @@ fn refactorings_are_proved_and_real_changes_are_not() {
 /// The verdict on `f` with witnesses off, so that only the analysis speaks.
 fn analysis_verdict(old: &str, new: &str, no_inline: bool) -> Verdict {
     let dir = tempfile::tempdir().expect("tempdir");
-    let load = |name: &str, src: &str| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, src).expect("write");
-        dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
-    };
     let opts = dizy::diff::DiffOptions {
         no_inline,
         no_witness: true,
         ..Default::default()
     };
-    let report = dizy::diff::diff_programs(&load("old.c", old), &load("new.c", new), &opts);
-    report
-        .functions
-        .iter()
-        .find(|f| f.name == "f")
-        .expect("f reported")
-        .verdict
+    common::verdict_with(dir.path(), old, new, "f", &opts)
 }
 
 /// An unchanged helper that calls a function of the file named like a library one (`sqrt`

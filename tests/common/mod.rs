@@ -867,16 +867,23 @@ pub fn strip_times(v: &mut serde_json::Value) {
 /// The verdict `dizy::diff` gives function `func` of the two versions, written to `old.c` and
 /// `new.c` in `dir` (default options).
 pub fn verdict_of(dir: &Path, old: &str, new: &str, func: &str) -> dizy::diff::Verdict {
+    verdict_with(dir, old, new, func, &dizy::diff::DiffOptions::default())
+}
+
+/// [`verdict_of`] under the given options.
+pub fn verdict_with(
+    dir: &Path,
+    old: &str,
+    new: &str,
+    func: &str,
+    opts: &dizy::diff::DiffOptions,
+) -> dizy::diff::Verdict {
     let load = |name: &str, src: &str| {
         let p = dir.join(name);
         std::fs::write(&p, src).expect("write");
         dizy::load_gcl(&p, &Default::default()).unwrap_or_else(|e| panic!("{e}"))
     };
-    let report = dizy::diff::diff_programs(
-        &load("old.c", old),
-        &load("new.c", new),
-        &dizy::diff::DiffOptions::default(),
-    );
+    let report = dizy::diff::diff_programs(&load("old.c", old), &load("new.c", new), opts);
     report
         .functions
         .iter()
