@@ -114,12 +114,7 @@ fn same_address(c: &Correlated, tr: &Tr<'_>, a: &Place, b: &Place, s: &Sub) -> R
     Ok(match (a, b) {
         (Place::Deref(x, _), Place::Deref(y, _)) => same_pure(c, tr, x, y, s)?,
         (Place::Field(x, sx, kx, _), Place::Field(y, sy, ky, _)) => {
-            let off = |sid: &crate::ir::StructId, k: &u32| {
-                structs
-                    .get(sid.index())
-                    .and_then(|d| d.fields.get(*k as usize).map(|f| (d.is_union, f.offset)))
-            };
-            let (ox, oy) = (off(sx, kx), off(sy, ky));
+            let (ox, oy) = (field_at(structs, sx, kx), field_at(structs, sy, ky));
             ox.is_some() && ox == oy && same_address(c, tr, x, y, s)?
         }
         (Place::Index(x, i, ex), Place::Index(y, j, ey)) => {
@@ -200,16 +195,22 @@ fn same_immutable_bytes(
                 && same_immutable_bytes(c, tr, x, y, s)?
         }
         (Place::Field(x, sx, kx, _), Place::Field(y, sy, ky, _)) => {
-            let off = |sid: &crate::ir::StructId, k: &u32| {
-                structs
-                    .get(sid.index())
-                    .and_then(|d| d.fields.get(*k as usize).map(|f| f.offset))
-            };
-            let (ox, oy) = (off(sx, kx), off(sy, ky));
+            let (ox, oy) = (field_at(structs, sx, kx), field_at(structs, sy, ky));
             ox.is_some() && ox == oy && same_immutable_bytes(c, tr, x, y, s)?
         }
         _ => false,
     })
+}
+
+/// Whether field `k` of struct `sid` is a union member, and its byte offset.
+fn field_at(
+    structs: &[crate::ir::StructDef],
+    sid: &crate::ir::StructId,
+    k: &u32,
+) -> Option<(bool, u64)> {
+    structs
+        .get(sid.index())
+        .and_then(|d| d.fields.get(*k as usize).map(|f| (d.is_union, f.offset)))
 }
 
 /// Equality of an old and a new expression in sub-state `s` (see [`Analyzer::equal_exprs`]).
