@@ -767,4 +767,33 @@ mod tests {
             assert!(e.contains("`++`/`--`"), "{e}");
         }
     }
+
+    /// A local `int` with a constant initializer sizes an array when nothing in the function
+    /// can change it; a write, `&`, `++`, a `goto`, or a declaration inside a `switch` body
+    /// (a `case` may jump past its initialization) leaves the array variable-length: rejected.
+    #[test]
+    fn only_unwritten_locals_size_arrays() {
+        let lower = |body: &str| {
+            let p = parse_text(format!("# 1 \"t.c\"\nint f(int x) {{ {body} }}\n"), "t.c")
+                .expect("parses");
+            match p.rejected.iter().find(|(f, _)| f == "f") {
+                Some((_, e)) => Err(e.to_string()),
+                None => Ok(p.function("f").is_some()),
+            }
+        };
+        let fixed = "int n = 4; int a[n]; a[0] = x; return a[0];";
+        assert_eq!(lower(fixed), Ok(true));
+        for bad in [
+            "int n = 4; n = x; int a[n]; a[0] = x; return a[0];",
+            "int n = 4; int a[n]; n++; a[0] = x; return a[0];",
+            "int n = 4; int *p = &n; int a[n]; a[0] = *p; return a[0];",
+            "int n = 4; if (x) goto out; out: ; int a[n]; a[0] = x; return a[0];",
+            "int n = 4; { int n = 2; n += x; } int a[n]; a[0] = x; return a[0];",
+            "switch (x) { case 0: ; int n = 4; case 1: ; int a[n]; a[0] = x; return a[0]; } return 0;",
+            "int n = x; int a[n]; a[0] = x; return a[0];",
+        ] {
+            let e = lower(bad).expect_err(bad);
+            assert!(e.contains("variable-length"), "{bad}: {e}");
+        }
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use lang_c::ast::*;
 use lang_c::span::Node;
 
-use super::{Ctx, FnState, Res};
+use super::{written, Ctx, FnState, Res};
 use crate::frontend::types::{adjust_param, storage, Binding, Scope, SpecList, TypeEnv};
 use crate::ir::{CType, FuncType, Function, GlobalId, GlobalVar, Line, Place, StmtKind, VarKind};
 
@@ -245,6 +245,7 @@ impl Ctx<'_> {
             shadow: HashMap::new(),
             enclosing: vec![],
             const_ints: HashMap::new(),
+            written: written::written_names(&fd.node.statement.node, &fd.node.statement.span),
         });
         self.tables.scopes.push(Scope::default());
         let mut pids = vec![];
@@ -356,11 +357,11 @@ impl Ctx<'_> {
                 None => self.emit(StmtKind::Havoc(Place::Var(v))),
                 Some(init) => self.local_init(v, &ty, init)?,
             }
-            let constant = d.node.specifiers.iter().any(|s| {
+            let fixed = d.node.specifiers.iter().any(|s| {
                 matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Const)
-            });
+            }) || self.fs().written.as_ref().is_some_and(|w| !w.contains(&name));
             if let (true, false, CType::Int { bits, signed }, Some(Initializer::Expression(e))) = (
-                constant,
+                fixed,
                 volatile,
                 &ty,
                 idecl.node.initializer.as_ref().map(|i| &i.node),

@@ -302,8 +302,9 @@ impl Ctx<'_> {
     fn ident(&mut self, name: &str, off: usize) -> Res<Val> {
         match self.tables.lookup(name).cloned() {
             Some(Binding::Var(v)) => {
-                // A local read where a constant is needed (an array size): a `const` local
-                // with a constant value is that value, any other local makes a VLA.
+                // A local read where a constant is needed (an array size): a local that
+                // never changes from its constant initializer is that value, any other makes
+                // a VLA.
                 if self.f.is_none() {
                     if let Some(f) = &self.suspended {
                         if let Some(n) = f.const_ints.get(&v) {

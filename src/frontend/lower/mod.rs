@@ -25,8 +25,9 @@ mod expr;
 mod init;
 mod ops;
 mod stmt;
+mod written;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use lang_c::ast::*;
 use lang_c::span::Node;
@@ -55,10 +56,14 @@ struct FnState {
     /// The statements being lowered sit in these, innermost last: what a `break`, `continue`
     /// or `return` inside a statement expression would leave (see [`Enclosing`]).
     enclosing: Vec<Enclosing>,
-    /// Locals declared `const` with an integer constant initializer, by value: what they
-    /// stand for where C wants a constant (`const int N = 32; int a[N];`, which GCC takes as a
-    /// fixed-size array, since no valid program can change `N`).
+    /// Integer locals with a constant initializer that never change (declared `const`, or
+    /// never written: see `written`), by value: what they stand for where C wants a constant
+    /// (`const int N = 32; int a[N];` is a VLA of a size known when lowering).
     const_ints: HashMap<VarId, i128>,
+    /// The names the function body may write ([`written::written_names`]); `None` if unknown.
+    /// A local `int` initialized with a constant and not among them stands for that constant
+    /// where C wants one, like a `const` local.
+    written: Option<HashSet<String>>,
 }
 
 /// A construct the statement being lowered sits in, for the jumps a statement expression may
