@@ -22,6 +22,7 @@ mod analyzer;
 mod congruence;
 mod dead;
 mod defs;
+mod ieee;
 mod locs;
 mod memory;
 mod options;

@@ -221,6 +221,11 @@ impl Analyzer<'_> {
                 let tr = self.tr(&s);
                 let t = tr.cond(cond, true);
                 let f = tr.cond(cond, false);
+                let defined = |n: &str| self.c.program.functions.iter().any(|f| f.name == n);
+                let pinned = match self.ieee() {
+                    true => super::ieee::pinned_by(cond, &tr, &s.defs, &defined),
+                    false => None,
+                };
                 let mut out = vec![];
                 // The last piece takes the sub-state itself: polyhedra are costly to copy.
                 let mut rest = Some(s);
@@ -231,6 +236,15 @@ impl Analyzer<'_> {
                     }
                     .expect("the sub-state is taken by the last half only");
                     base.ctx.insert(*g, val);
+                    if let Some((_, d, c)) = pinned.filter(|x| x.0 == val) {
+                        meet(
+                            &mut base.data,
+                            &[(1, d)],
+                            ConstraintKind::Eq,
+                            c,
+                            self.budget,
+                        )?;
+                    }
                     match dnf {
                         None => out.push(base),
                         Some(conjs) => {

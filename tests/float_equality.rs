@@ -1,0 +1,118 @@
+//! What a floating `==` test lets the analysis conclude under IEEE semantics, and what it must
+//! not: `x == 3.0` makes `x` exactly `3.0`, but `y == 0.0` makes `y` exactly `+0.0` only when
+//! `y` cannot be `-0.0` (`fabs`, a square, an integer converted). Every pair claimed
+//! equivalent here is also run natively on the values where IEEE is tricky, so a wrong proof
+//! fails twice; every pair that differs (on `-0.0`) is checked to differ natively first.
+
+mod common;
+
+use common::verdict_of;
+use dizy::diff::Verdict;
+use std::process::Command;
+
+/// `f` of `src` run natively on each of `inputs`, as the bits of its `double` result.
+fn native(dir: &std::path::Path, name: &str, src: &str, inputs: &[&str]) -> Vec<u64> {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    let calls: String = inputs
+        .iter()
+        .map(|x| format!("  {{ double r = f({x}); unsigned long long b; memcpy(&b, &r, 8); printf(\"%llu\\n\", b); }}\n"))
+        .collect();
+    let text = format!(
+        "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n{src}\nint main(void) {{\n{calls}  return 0;\n}}\n"
+    );
+    std::fs::write(&c, text).unwrap();
+    let st = Command::new("gcc")
+        .args(["-O0", "-fno-builtin", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .arg("-lm")
+        .status()
+        .expect("gcc runs");
+    assert!(st.success(), "gcc failed on {src}");
+    let out = Command::new(&exe).output().expect("runs");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+const INPUTS: &[&str] = &["0.0", "-0.0", "3.0", "-3.0", "1e308", "-INFINITY", "NAN"];
+
+/// Old and new, the verdict wanted, whether they differ natively on [`INPUTS`].
+const CASES: &[(&str, &str, bool)] = &[
+    // A nonzero constant: the compared value is that constant.
+    (
+        "double f(double x) { if (x == 3.0) return x; return 1.0; }",
+        "double f(double x) { if (x == 3.0) return 3.0; return 1.0; }",
+        false,
+    ),
+    // Zero, from a value that cannot be -0.0.
+    (
+        "double f(double x) { double y = fabs(x); if (y == 0.0) return 1.0 / y; return y; }",
+        "double f(double x) { double y = fabs(x); if (y == 0.0) return 1.0 / 0.0; return y; }",
+        false,
+    ),
+    (
+        "double f(double x) { double y = x * x; if (y == 0.0) return 1.0 / y; return y; }",
+        "double f(double x) { double y = x * x; if (y == 0.0) return 1.0 / 0.0; return y; }",
+        false,
+    ),
+    // (bess/pythag's refactoring, but with the branches in their old order)
+    (
+        "double f(double x) { double y = fabs(x); if (y == 0.0) return 0.0; else return y * 2.0; }",
+        "double f(double x) { double y = fabs(x); if (y == 0.0) return y; else return y * 2.0; }",
+        false,
+    ),
+    // Zero from values that may be -0.0: 1/y is -inf there.
+    (
+        "double f(double x) { double y = sqrt(x); if (y == 0.0) return 1.0 / y; return 1.0; }",
+        "double f(double x) { double y = sqrt(x); if (y == 0.0) return 1.0 / 0.0; return 1.0; }",
+        true,
+    ),
+    (
+        "double f(double x) { double y = -x; if (y == 0.0) return 1.0 / y; return 1.0; }",
+        "double f(double x) { double y = -x; if (y == 0.0) return 1.0 / 0.0; return 1.0; }",
+        true,
+    ),
+    (
+        "double f(double x) { if (x == 0.0) return 1.0 / x; return 1.0; }",
+        "double f(double x) { if (x == 0.0) return 1.0 / 0.0; return 1.0; }",
+        true,
+    ),
+    // A function of the file named `fabs` is not the library's: here it keeps -0.0.
+    (
+        "double fabs(double x) { return x; }\ndouble f(double x) { double y = fabs(x); if (y == 0.0) return 1.0 / y; return y; }",
+        "double fabs(double x) { return x; }\ndouble f(double x) { double y = fabs(x); if (y == 0.0) return 1.0 / 0.0; return y; }",
+        true,
+    ),
+];
+
+#[test]
+fn equality_with_a_constant_pins_only_what_it_determines() {
+    let mut failures = vec![];
+    for (k, (old, new, differs)) in CASES.iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = native(dir.path(), "o", old, INPUTS);
+        let n = native(dir.path(), "n", new, INPUTS);
+        assert_eq!(
+            o != n,
+            *differs,
+            "case {k}: native behaviour is not as listed"
+        );
+        let with_math = |src: &str| format!("#include <math.h>\n{src}\n");
+        let v = verdict_of(dir.path(), &with_math(old), &with_math(new), "f");
+        let ok = match differs {
+            true => !matches!(
+                v,
+                Verdict::Equivalent | Verdict::Unchanged | Verdict::PartiallyEquivalent
+            ),
+            false => v == Verdict::Equivalent,
+        };
+        if !ok {
+            failures.push(format!("case {k}: {v:?}\n  old: {old}\n  new: {new}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
