@@ -107,6 +107,13 @@ const CASES: &[(&str, &str, &str)] = &[
         "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 3.0 + x; }\n",
         "double f(double x) { int c = x > 0.5; double r = (double)c; return r * 2.0 + x; }\n",
     ),
+    // An unchanged helper that reinterprets a value's bits by `memcpy` between its own
+    // locals (EqBench's sine/mysin): congruent, though it takes addresses and calls memcpy.
+    (
+        "#include <string.h>\nlong helper(double v) { long b; memcpy(&b, &v, sizeof b); return b; }\ndouble f(double x) { double h = 0.5; long l = helper(x + h); l &= 0xFFFF0000L; return (double)l; }\n",
+        "#include <string.h>\nlong helper(double v) { long b; memcpy(&b, &v, sizeof b); return b; }\ndouble f(double x) { double half = 0.5; long l = helper(x + half); l &= 0xFFFF0000L; return (double)l; }\n",
+        "#include <string.h>\nlong helper(double v) { long b; memcpy(&b, &v, sizeof b); return b; }\ndouble f(double x) { double half = 0.5; long l = helper(x + half); l &= 0xFFFE0000L; return (double)l; }\n",
+    ),
     // Elements of local arrays with equal contents, read at a loop's index.
     (
         "double f(double x) { double t[3] = {0.5, 1.25, -3.0}; double s = 0.0; for (int j = 0; j < 3; j++) s += t[j] * x; return s; }\n",
@@ -210,6 +217,27 @@ fn refactorings_are_proved_and_real_changes_are_not() {
             "case {k}: a real change is {v:?}"
         );
     }
+}
+
+/// A helper's `memcpy` keeps it congruent only when it copies between its own whole
+/// variables: copying from a global the versions write differently, or only part of a local
+/// (the rest of which the helper then returns), is not a deterministic function of the
+/// arguments.
+#[test]
+fn helpers_copying_memory_from_outside_their_frame_are_not_congruent() {
+    let from_global = |k: &str| {
+        format!("#include <string.h>\nstatic double g;\nlong helper(double v) {{ long b; memcpy(&b, &g, sizeof b); return b + (long)v; }}\ndouble f(double x) {{ g = x{k}; return (double)helper(x); }}\n")
+    };
+    different_natively_and_not_proved(&from_global(""), &from_global(" + 1.0"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let partial =
+        "#include <string.h>\nlong helper(double v) { long b; memcpy(&b, &v, 4); return b; }\n";
+    let v = verdict(
+        dir.path(),
+        &format!("{partial}double f(double x) {{ return (double)helper(x); }}\n"),
+        &format!("{partial}double f(double y) {{ double z = y; return (double)helper(z); }}\n"),
+    );
+    assert_ne!(v, Verdict::Equivalent);
 }
 
 /// The verdict on `f` with witnesses off, so that only the analysis speaks.

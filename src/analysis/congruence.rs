@@ -505,6 +505,7 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
                             let m = c.source_name(m);
                             out.contains(m)
                                 || (!defined && PURE_FUNCTIONS.contains(&m))
+                                || (!defined && frame_copy(c, h, m, args))
                                 || (!defined
                                     && !reads_memory(args)
                                     && (NO_MEMORY_WRITES.contains(&m)
@@ -528,4 +529,38 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
             return out;
         }
     }
+}
+
+/// A `memcpy`/`memmove` of one whole scalar variable of the helper's frame into another of the
+/// same size (`memcpy(&bits, &x, sizeof bits)`, the portable way to reinterpret a value's
+/// bits): it writes nothing the caller can see, and what it writes is determined by the
+/// helper's own values, so it keeps a helper deterministic.
+fn frame_copy(c: &Correlated, h: &GclFunction, m: &str, args: &[Expr]) -> bool {
+    if !matches!(m, "memcpy" | "memmove") || args.len() != 3 {
+        return false;
+    }
+    let frame_scalar = |e: &Expr| -> Option<u64> {
+        let mut e = e;
+        while let ExprKind::Cast(x) = &e.kind {
+            e = x;
+        }
+        match &e.kind {
+            ExprKind::AddrOf(p) => {
+                let Place::Var(v) = **p else {
+                    return None;
+                };
+                let var = h.func.var(v);
+                (!matches!(var.kind, VarKind::Global(_))
+                    && !var.volatile
+                    && var.ty.is_scalar()
+                    && !var.ty.is_pointer())
+                .then(|| layout_size(&c.program.program.structs, &var.ty))
+            }
+            _ => None,
+        }
+    };
+    let (Some(dst), Some(src)) = (frame_scalar(&args[0]), frame_scalar(&args[1])) else {
+        return false;
+    };
+    matches!(args[2].kind, ExprKind::Int(n) if n == dst as i128 && n == src as i128)
 }
