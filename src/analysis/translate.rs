@@ -182,8 +182,8 @@ impl Tr<'_> {
     /// floating point a floating value is only ever known as a copy of a tracked one, as a
     /// small integral constant (`+0.0` included, never `-0.0`), or as an integer variable
     /// converted exactly (`(double)i` for an `int`): values every float type holds exactly, and
-    /// a dimension at 0 then always means `+0.0`, since no floating operation, and no guard
-    /// (floating guards constrain nothing), ever sets one.
+    /// a dimension at 0 then always means `+0.0`, since no floating operation sets one (and
+    /// the only guard that does, in `ieee`, proves the value is `+0.0`).
     pub fn expr(&self, e: &Expr) -> DExpr {
         if self.floats == Floats::Ieee && e.ty.is_float() {
             // Integers of at most this many bits convert exactly (float: 24-bit significand).
