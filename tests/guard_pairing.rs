@@ -31,11 +31,17 @@ fn verdict(old: &str, new: &str) -> Verdict {
 
 const BODY: &str = "{ y = x * x; r = y / (x + 10.5); } else { r = 8.0 / x; r = r * r; }";
 
+/// `f` of type `ty` branching on `cond` into `body` (by default [`BODY`]).
+fn src_with(cond: &str, ty: &str, body: &str) -> String {
+    format!("{ty} f({ty} x) {{ {ty} y = 0, r = 0; if ({cond}) {body} return r; }}\n")
+}
+
+fn src(cond: &str, ty: &str) -> String {
+    src_with(cond, ty, BODY)
+}
+
 #[test]
 fn negated_conditions_are_proved_equal() {
-    let src = |cond: &str, ty: &str| {
-        format!("{ty} f({ty} x) {{ {ty} y = 0, r = 0; if ({cond}) {BODY} return r; }}\n")
-    };
     for ty in ["double", "int"] {
         for (a, b) in [
             ("x < 8", "-x > -8"),
@@ -50,9 +56,6 @@ fn negated_conditions_are_proved_equal() {
 
 #[test]
 fn conditions_that_differ_are_not_equivalent() {
-    let src = |cond: &str, ty: &str| {
-        format!("{ty} f({ty} x) {{ {ty} y = 0, r = 0; if ({cond}) {BODY} return r; }}\n")
-    };
     for (ty, a, b) in [
         ("int", "x < 8", "x < 9"),
         ("int", "x < 8", "-x > 8"),
@@ -61,6 +64,35 @@ fn conditions_that_differ_are_not_equivalent() {
         ("unsigned", "x < 8u", "-x > -8u"),
     ] {
         let v = verdict(&src(a, ty), &src(b, ty));
+        assert!(
+            !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
+            "{ty}: {a} against {b}: {v:?}"
+        );
+    }
+}
+
+/// A condition negated with its branches swapped pairs with the original as its opposite, and
+/// the analysis proves the guards opposite where the complement is exact: `==` against `!=`
+/// for every type (NaN included), `<` against `>=` over integers.
+#[test]
+fn negated_conditions_with_swapped_branches_are_proved_equal() {
+    let swapped = "{ r = 8.0 / x; r = r * r; } else { y = x * x; r = y / (x + 10.5); }";
+    for (ty, a, b) in [
+        ("double", "x == 3", "x != 3"),
+        ("double", "x != 3", "x == 3"),
+        ("int", "x < 8", "x >= 8"),
+        ("int", "x > 8", "x <= 8"),
+    ] {
+        let v = verdict(&src(a, ty), &src_with(b, ty, swapped));
+        assert_eq!(v, Verdict::Equivalent, "{ty}: {a} against {b}");
+    }
+    // Not a complement: NaN makes both `x < 8` and `x >= 8` false; other operands.
+    for (ty, a, b) in [
+        ("double", "x < 8", "x >= 8"),
+        ("int", "x == 3", "x != 4"),
+        ("int", "x < 8", "x >= 9"),
+    ] {
+        let v = verdict(&src(a, ty), &src_with(b, ty, swapped));
         assert!(
             !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
             "{ty}: {a} against {b}: {v:?}"

@@ -364,6 +364,30 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Same)],
         only: false,
     },
+    // Conditions negated with their branches swapped: paired as opposites, which must hold
+    // only where the complement is exact (not `<` against `>=` over floats: NaN) and over the
+    // same operands.
+    Case {
+        name: "negated_condition_swapped_branches",
+        old: "int f(int x, int y) { int r; if (x != 3) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",
+        new: "int f(int x, int y) { int r; if (x == 3) { r = y - 4; r *= 3; } else { r = y * 2; r += 1; } return r; }\n",
+        functions: &[("f", Want::Same)],
+        only: false,
+    },
+    Case {
+        name: "negated_condition_other_operand",
+        old: "int f(int x, int y) { int r; if (x != 3) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",
+        new: "int f(int x, int y) { int r; if (x == 4) { r = y - 4; r *= 3; } else { r = y * 2; r += 1; } return r; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "negated_float_order_is_not_a_complement",
+        old: "int f(double x, int y) { int r; if (x < 0.5) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",
+        new: "int f(double x, int y) { int r; if (x >= 0.5) { r = y - 4; r *= 3; } else { r = y * 2; r += 1; } return r; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
 ];
 
 /// Write one version into `dir/<version>/`: the text up to the first `//--- NAME` line is

@@ -74,6 +74,33 @@ impl Analyzer<'_> {
         Ok(true)
     }
 
+    /// Whether the matched pair at `p` sets two guards to provably opposite values in `s`: one
+    /// condition is the other's negation over operands provably equal (`a == b` against
+    /// `a' != b'` for any type, `!c` against `c'`, and `<` against `>=` and the like over
+    /// integers and pointers, where no NaN breaks the complement).
+    pub(super) fn negated_guards(&self, p: usize, s: &Sub) -> Result<bool> {
+        let (InstrKind::SetGuard(_, x), InstrKind::SetGuard(_, y)) =
+            (&self.f.instrs[p].kind, &self.f.instrs[p + 1].kind)
+        else {
+            return Ok(false);
+        };
+        match (&x.kind, &y.kind) {
+            (ExprKind::Unary(UnOp::LogNot, x0), _) => self.equal_exprs(x0, y, s),
+            (_, ExprKind::Unary(UnOp::LogNot, y0)) => self.equal_exprs(x, y0, s),
+            (ExprKind::Binary(o1, a, b), ExprKind::Binary(o2, c, d)) => {
+                use BinOp::*;
+                let ordered = !a.ty.is_float() && !b.ty.is_float();
+                let opposite = match (o1, o2) {
+                    (Eq, Ne) | (Ne, Eq) => true,
+                    (Lt, Ge) | (Ge, Lt) | (Le, Gt) | (Gt, Le) => ordered,
+                    _ => false,
+                };
+                Ok(opposite && self.equal_exprs(a, c, s)? && self.equal_exprs(b, d, s)?)
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// Whether an old and a new expression provably have the same value in `s`: linear and
     /// entailed equal, or the same pure expression over pairwise-equal variables.
     pub(super) fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {

@@ -107,6 +107,7 @@ impl Analyzer<'_> {
             let both = eval_guard(&io.guard, &s.ctx) == Tri::True
                 && eval_guard(&inew.guard, &s.ctx) == Tri::True;
             let congruent = both && self.congruent(p, &s)?;
+            let negated = both && !congruent && self.negated_guards(p, &s)?;
             // Both wrote the same thing to equal memories: they stay equal.
             let restore = congruent && s.mem.agrees() && self.writes_alike(p);
             let (after_old, _) = self.transfer(p, vec![s])?;
@@ -126,6 +127,15 @@ impl Analyzer<'_> {
                         .into_iter()
                         .filter(|r| r.ctx.get(go) == r.ctx.get(gn)),
                 );
+                continue;
+            }
+            if let (true, InstrKind::SetGuard(go, _), InstrKind::SetGuard(gn, _)) =
+                (negated, &io.kind, &inew.kind)
+            {
+                // Opposite conditions: the guards take opposite values.
+                out.extend(after_new.into_iter().filter(
+                    |r| !matches!((r.ctx.get(go), r.ctx.get(gn)), (Some(a), Some(b)) if a == b),
+                ));
                 continue;
             }
             if congruent {

@@ -29,21 +29,31 @@ pub(super) fn infer_guard_pairs(
     let old_only = go.iter().filter(|k| !sn.contains(k));
     let new_only = gn.iter().filter(|k| !so.contains(k));
     let mut seen = HashSet::new();
-    let candidates: Vec<(String, String)> = new_only
-        .zip(old_only)
-        .filter(|(n, o)| seen.insert((*n).clone()) && seen.insert((*o).clone()))
-        .map(|(n, o)| (n.clone(), o.clone()))
-        .collect();
     let old_keys = ko.all();
     // A pair makes its two definitions match by construction: that match is no evidence.
-    keys::keep_useful(candidates, |pairs| {
+    let score = |pairs: &[(String, String)]| {
         let guards: HashMap<String, String> = pairs.iter().cloned().collect();
         let n = keys::shared(
             &old_keys,
             &Keys::with_guards(fnew, rename.clone(), &guards, Some(fo)).all(),
         );
         n.saturating_sub(pairs.len())
-    })
+    };
+    // Each pair with the polarity under which more instructions match: a condition negated
+    // with its branches swapped (`if (x != 0) B else A` against `if (x == 0) A else B`) pairs
+    // with `!(K)`, so its `else` compares with the other version's `then`.
+    let candidates: Vec<(String, String)> = new_only
+        .zip(old_only)
+        .filter(|(n, o)| seen.insert((*n).clone()) && seen.insert((*o).clone()))
+        .map(|(n, o)| {
+            let (plain, negated) = ((n.clone(), o.clone()), (n.clone(), format!("!{o}")));
+            match score(std::slice::from_ref(&negated)) > score(std::slice::from_ref(&plain)) {
+                true => negated,
+                false => plain,
+            }
+        })
+        .collect();
+    keys::keep_useful(candidates, score)
 }
 
 #[cfg(test)]

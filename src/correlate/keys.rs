@@ -80,8 +80,11 @@ impl<'a> Keys<'a> {
                     let k = format!("({})", me.expr(e));
                     me.guard_keys[g.index()] = match guards.get(&k) {
                         Some(old) => {
-                            let cond = &old[1..old.len() - 1];
-                            me.paired_defs.insert(i, format!("{old} := {cond}"));
+                            // `(K)`, or `!(K)` for a guard paired with the negation of `K`:
+                            // either way its definition reads as the other version's.
+                            let def = old.trim_start_matches('!');
+                            let cond = &def[1..def.len() - 1];
+                            me.paired_defs.insert(i, format!("{def} := {cond}"));
                             me.aliased.push(*g);
                             old.clone()
                         }
@@ -97,13 +100,26 @@ impl<'a> Keys<'a> {
         let ins = &self.f.instrs[i];
         let mut s = String::new();
         s.push('[');
-        let mut lits: Vec<&Lit> = ins.guard.0.iter().collect();
-        lits.sort_by_key(|l| (self.guard_key(l.guard), l.positive));
+        // A guard paired with the negation of the other version's (`!(K)`) reads `K` under `!`.
+        let mut lits: Vec<String> = ins
+            .guard
+            .0
+            .iter()
+            .map(|l: &Lit| {
+                let k = self.guard_key(l.guard);
+                match (l.positive, k.strip_prefix('!')) {
+                    (true, _) => k,
+                    (false, Some(inner)) => inner.to_string(),
+                    (false, None) => format!("!{k}"),
+                }
+            })
+            .collect();
+        lits.sort_by(|a, b| {
+            let base = |x: &str| x.trim_start_matches('!').to_string();
+            (base(a), !a.starts_with('!')).cmp(&(base(b), !b.starts_with('!')))
+        });
         for l in lits {
-            if !l.positive {
-                s.push('!');
-            }
-            s.push_str(&self.guard_key(l.guard));
+            s.push_str(&l);
             s.push(',');
         }
         s.push(']');
