@@ -11,7 +11,9 @@
 
 use dizy_domains::{AnyDomain, ConstraintKind, Dim, LinConstraint, LinExpr, NumDomain};
 
-use crate::analysis::{equal_exprs, eval_guard, pair_cells, reads_agree, Analysis, Soft, Sub, Tri};
+use crate::analysis::{
+    equal_exprs, eval_guard, pair_cells, reads_agree, Analysis, Soft, Sub, Tri, NEG_ZERO,
+};
 use crate::correlate::{Correlated, DiffKind, DiffPoint};
 use crate::diag::Result;
 use crate::gcl::InstrKind;
@@ -117,6 +119,29 @@ impl Names<'_> {
                 }
             })
         });
+        // Under IEEE a floating dimension is an encoding of identity, not a number: only its
+        // equalities mean something to a reader (and `-0.0` has an encoding of its own).
+        if self.a.semantics.floats == crate::analysis::Floats::Ieee {
+            let floats: Vec<&str> = keep
+                .iter()
+                .filter(|&&d| self.a.dims.ty_of(&f.func, d).is_float())
+                .map(|&d| self.a.dims.names[d.index()].as_str())
+                .collect();
+            let neg_zero = NEG_ZERO.to_string();
+            out = out
+                .into_iter()
+                .filter(|txt| {
+                    let toks: Vec<&str> = txt.split_whitespace().collect();
+                    (toks.len() == 3 && toks[1] == "=")
+                        || !toks.iter().any(|tok| floats.contains(tok))
+                })
+                .map(|txt| match txt.strip_suffix(&neg_zero) {
+                    Some(head) if head.ends_with("= ") => format!("{head}-0.0"),
+                    _ => txt,
+                })
+                .filter(|txt| !txt.contains(neg_zero.trim_start_matches('-')))
+                .collect();
+        }
         out.sort();
         Ok(out)
     }
@@ -271,6 +296,7 @@ fn compare_values(
         if !s
             .data
             .s_entails(&eq_constraint(x, y, ConstraintKind::Eq), names.b)?
+            && !both_zeros(names, s, x, y)?
         {
             open.push((x, y));
         }
@@ -342,6 +368,25 @@ fn compare_values(
         }
     }
     Ok(())
+}
+
+/// Whether `x` and `y` are floating values each known to be `+0.0` or `-0.0` (under IEEE, a
+/// dimension fixed at 0 or at [`NEG_ZERO`]): the same value as the report compares numbers.
+fn both_zeros(names: &Names<'_>, s: &Sub, x: Dim, y: Dim) -> Result<bool> {
+    let f = names.c.product();
+    if names.a.semantics.floats != crate::analysis::Floats::Ieee
+        || !names.a.dims.ty_of(&f.func, x).is_float()
+    {
+        return Ok(false);
+    }
+    let zero = |d: Dim| -> Result<bool> {
+        let b = s.data.s_bounds(&LinExpr::var(d), names.b)?;
+        Ok([0, NEG_ZERO].iter().any(|&z| {
+            let z = dizy_domains::Bound::int(z);
+            b.lower == z && b.upper == z
+        }))
+    };
+    Ok(zero(x)? && zero(y)?)
 }
 
 /// Memory reached through pointers (the caller's buffers and structs) at a return or the

@@ -39,6 +39,8 @@ mod translate;
 pub use congruence::equal_exprs;
 /// Whether a call's arguments let it read memory (pointers other than string literals).
 pub use congruence::reads_memory;
+/// The encoding of `-0.0` in a floating dimension under IEEE semantics.
+pub use ieee::NEG_ZERO;
 /// Dimension pairs of the cells two aggregates share (same path and type), and whether all do.
 pub use locs::pair_cells;
 /// Numeric locations: the dimension of each tracked variable or aggregate cell.

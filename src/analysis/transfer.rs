@@ -246,29 +246,28 @@ impl Analyzer<'_> {
                     }
                     .expect("the sub-state is taken by the last half only");
                     base.ctx.insert(*g, val);
-                    if let Some((_, d, c)) = pinned.filter(|x| x.0 == val) {
-                        meet(
-                            &mut base.data,
-                            &[(1, d)],
-                            ConstraintKind::Eq,
-                            c,
-                            self.budget,
-                        )?;
-                    }
-                    match dnf {
-                        None => out.push(base),
-                        Some(conjs) => {
-                            let last = conjs.len().saturating_sub(1);
-                            let mut base = Some(base);
-                            for (k, conj) in conjs.into_iter().enumerate() {
-                                let mut piece = match k == last {
-                                    true => base.take(),
-                                    false => base.clone(),
-                                }
-                                .expect("the base is taken by the last piece only");
-                                piece.data.s_meet_constraints(&conj, self.budget)?;
-                                if !piece.data.s_is_bottom(self.budget)? {
-                                    out.push(piece);
+                    // What a floating equality implies on this branch (`ieee`): one base per
+                    // alternative.
+                    let bases = match pinned.as_ref().filter(|x| x.0 == val) {
+                        Some((_, alts)) => self.pin(base, alts)?,
+                        None => vec![base],
+                    };
+                    for base in bases {
+                        match dnf.clone() {
+                            None => out.push(base),
+                            Some(conjs) => {
+                                let last = conjs.len().saturating_sub(1);
+                                let mut base = Some(base);
+                                for (k, conj) in conjs.into_iter().enumerate() {
+                                    let mut piece = match k == last {
+                                        true => base.take(),
+                                        false => base.clone(),
+                                    }
+                                    .expect("the base is taken by the last piece only");
+                                    piece.data.s_meet_constraints(&conj, self.budget)?;
+                                    if !piece.data.s_is_bottom(self.budget)? {
+                                        out.push(piece);
+                                    }
                                 }
                             }
                         }
@@ -382,6 +381,21 @@ impl Analyzer<'_> {
             }
             InstrKind::Goto(_) => Ok(vec![s]),
         }
+    }
+
+    /// `base` split by alternatives of pinned dimensions, the infeasible ones dropped.
+    fn pin(&self, base: Sub, alts: &super::ieee::Pins) -> Result<Vec<Sub>> {
+        let mut out = vec![];
+        for alt in alts {
+            let mut b = base.clone();
+            for &(d, c) in alt {
+                meet(&mut b.data, &[(1, d)], ConstraintKind::Eq, c, self.budget)?;
+            }
+            if !b.data.s_is_bottom(self.budget)? {
+                out.push(b);
+            }
+        }
+        Ok(out)
     }
 
     /// Forget what a call or a store through a pointer may change on one side.
