@@ -99,3 +99,27 @@ fn negated_conditions_with_swapped_branches_are_proved_equal() {
         );
     }
 }
+
+/// A condition the numeric domain cannot express (floating comparisons under IEEE) split into
+/// two `if`s: the outcomes of its comparisons are remembered on each path, so the split is
+/// proved; with another comparison, or after an operand changed, it is not.
+#[test]
+fn split_floating_disjunctions_are_proved_equal() {
+    let joined = "double f(double x, double a) { if (x < 0.0 || a <= 0.0) return -1.0; return x * a + 1.0; }\n";
+    let split = "double f(double x, double a) { if (x < 0.0) return -1.0; if (a <= 0.0) return -1.0; return x * a + 1.0; }\n";
+    let mirrored = "double f(double x, double a) { if (0.0 > x) return -1.0; if (0.0 >= a) return -1.0; return x * a + 1.0; }\n";
+    assert_eq!(verdict(joined, split), Verdict::Equivalent);
+    assert_eq!(verdict(joined, mirrored), Verdict::Equivalent);
+    let other = "double f(double x, double a) { if (x < 0.0) return -1.0; if (a < 0.0) return -1.0; return x * a + 1.0; }\n";
+    assert!(!matches!(
+        verdict(joined, other),
+        Verdict::Equivalent | Verdict::Unchanged
+    ));
+    // The second test reads `x` after it changed: its outcome is not the first one's.
+    let twice = "int f(double x) { int r = 0; if (x < 1.0) r = 1; x = x * 2.0; if (x < 1.0) r = r + 2; return r; }\n";
+    let once = "int f(double x) { int r = 0; if (x < 1.0) { r = 1; x = x * 2.0; r = r + 2; } else { x = x * 2.0; } return r; }\n";
+    assert!(!matches!(
+        verdict(twice, once),
+        Verdict::Equivalent | Verdict::Unchanged
+    ));
+}

@@ -381,6 +381,21 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: false,
     },
+    // Outcomes of floating comparisons remembered along a path: not past a write of an operand.
+    Case {
+        name: "stale_comparison_outcome",
+        old: "int f(double x) { int r = 0; if (x < 1.0) r = 1; x = x * 2.0; if (x < 1.0) r = r + 2; return r; }\n",
+        new: "int f(double x) { int r = 0; if (x < 1.0) { r = 1; x = x * 2.0; r = r + 2; } else { x = x * 2.0; } return r; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
+    Case {
+        name: "split_disjunction_other_comparison",
+        old: "double f(double x, double a) { if (x < 0.0 || a <= 0.0) return -1.0; return x * a + 1.0; }\n",
+        new: "double f(double x, double a) { if (x < 0.0) return -1.0; if (a < 0.0) return -1.0; return x * a + 1.0; }\n",
+        functions: &[("f", Want::Witness)],
+        only: false,
+    },
     Case {
         name: "negated_float_order_is_not_a_complement",
         old: "int f(double x, int y) { int r; if (x < 0.5) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",

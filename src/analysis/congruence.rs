@@ -101,6 +101,18 @@ impl Analyzer<'_> {
         }
     }
 
+    /// Whether comparisons `x` and `y` provably have the same outcome in `s`: the same operator
+    /// (or its mirror, `a < b` against `b > a`) over operands proved equal.
+    pub(super) fn same_atom(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+        let (ExprKind::Binary(o1, a, b), ExprKind::Binary(o2, c, d)) = (&x.kind, &y.kind) else {
+            return Ok(false);
+        };
+        if o1 == o2 && self.equal_exprs(a, c, s)? && self.equal_exprs(b, d, s)? {
+            return Ok(true);
+        }
+        Ok(o1.swapped() == Some(*o2) && self.equal_exprs(a, d, s)? && self.equal_exprs(b, c, s)?)
+    }
+
     /// Whether an old and a new expression provably have the same value in `s`: linear and
     /// entailed equal, or the same pure expression over pairwise-equal variables.
     pub(super) fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {

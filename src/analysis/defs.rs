@@ -28,18 +28,40 @@ pub enum Def {
     Call(String, Vec<Expr>),
 }
 
-/// The definitions of one sub-state.
+/// The definitions of one sub-state, and the truth values of comparisons it has seen
+/// (`atoms`: see [`Defs::atom`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Defs(im::OrdMap<VarId, Def>);
+pub struct Defs(im::OrdMap<VarId, Def>, im::Vector<(Expr, bool)>);
+
+/// Most comparisons a sub-state remembers the outcome of.
+const MAX_ATOMS: usize = 16;
 
 impl Defs {
     pub fn get(&self, v: VarId) -> Option<&Def> {
         self.0.get(&v)
     }
 
-    /// Definitions both hold.
+    /// The comparisons whose outcome is known, with it: a guard's condition the numeric domain
+    /// cannot express (a floating comparison) evaluated on this path, whose operands have not
+    /// been written since, so evaluating it again gives the same outcome.
+    pub fn atoms(&self) -> impl Iterator<Item = &(Expr, bool)> {
+        self.1.iter()
+    }
+
+    /// Record that comparison `e` (a pure expression over qualifying locals, see
+    /// [`Self::after`]) has outcome `value`.
+    pub fn atom(&mut self, f: &Function, e: &Expr, value: bool, immutable: impl Fn(VarId) -> bool) {
+        if self.1.len() < MAX_ATOMS
+            && operand(f, e, &immutable)
+            && !self.1.iter().any(|(x, _)| x == e)
+        {
+            self.1.push_back((e.clone(), value));
+        }
+    }
+
+    /// Definitions and outcomes both hold.
     pub fn join(&self, o: &Defs) -> Defs {
-        if self.0.ptr_eq(&o.0) {
+        if self.0.ptr_eq(&o.0) && self.1 == o.1 {
             return self.clone();
         }
         Defs(
@@ -48,15 +70,18 @@ impl Defs {
                 .filter(|(v, d)| o.0.get(v) == Some(d))
                 .map(|(v, d)| (*v, d.clone()))
                 .collect(),
+            self.1.iter().filter(|a| o.1.contains(a)).cloned().collect(),
         )
     }
 
     /// Whether `self` knows at least what `o` knows (fewer definitions is less information).
     pub fn leq(&self, o: &Defs) -> bool {
-        o.0.ptr_eq(&self.0) || o.0.iter().all(|(v, d)| self.0.get(v) == Some(d))
+        (o.0.ptr_eq(&self.0) || o.0.iter().all(|(v, d)| self.0.get(v) == Some(d)))
+            && o.1.iter().all(|a| self.1.contains(a))
     }
 
-    /// `v` was written: its definition and those that read it no longer hold.
+    /// `v` was written: its definition and those that read it no longer hold, nor the
+    /// outcomes of comparisons that read it.
     pub fn written(&mut self, v: VarId) {
         self.0.remove(&v);
         if self.0.values().any(|d| mentions(d, v)) {
@@ -65,6 +90,14 @@ impl Defs {
                 .iter()
                 .filter(|(_, d)| !mentions(d, v))
                 .map(|(w, d)| (*w, d.clone()))
+                .collect();
+        }
+        if self.1.iter().any(|(e, _)| reads(e, v)) {
+            self.1 = self
+                .1
+                .iter()
+                .filter(|(e, _)| !reads(e, v))
+                .cloned()
                 .collect();
         }
     }
@@ -155,12 +188,15 @@ fn operand(f: &Function, e: &Expr, immutable: &impl Fn(VarId) -> bool) -> bool {
 }
 
 fn mentions(d: &Def, v: VarId) -> bool {
-    let mut hit = false;
-    let mut see = |x: &Expr| hit |= matches!(x.kind, ExprKind::Var(w) if w == v);
     match d {
-        Def::Expr(e) => e.walk(&mut see),
-        Def::Call(_, args) => args.iter().for_each(|a| a.walk(&mut see)),
+        Def::Expr(e) => reads(e, v),
+        Def::Call(_, args) => args.iter().any(|a| reads(a, v)),
     }
+}
+
+fn reads(e: &Expr, v: VarId) -> bool {
+    let mut hit = false;
+    e.walk(&mut |x: &Expr| hit |= matches!(x.kind, ExprKind::Var(w) if w == v));
     hit
 }
 
@@ -184,7 +220,10 @@ mod tests {
     }
 
     fn defs(items: &[(u32, Def)]) -> Defs {
-        Defs(items.iter().map(|(v, d)| (VarId(*v), d.clone())).collect())
+        Defs(
+            items.iter().map(|(v, d)| (VarId(*v), d.clone())).collect(),
+            Default::default(),
+        )
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! (congruence), also once a temporary is replaced by the pure expression it holds (`defs`).
 
 mod analyzer;
+mod atoms;
 mod congruence;
 mod dead;
 mod defs;

@@ -236,37 +236,58 @@ impl Analyzer<'_> {
                     true => super::ieee::pinned_by(cond, &tr, &s.defs, &defined),
                     false => None,
                 };
+                // Outcomes of comparisons the domain cannot express (`atoms`), per branch.
+                let split = match (&t, &f) {
+                    (Some(_), Some(_)) => None,
+                    _ => self.atom_branches(cond, &s)?,
+                };
                 let mut out = vec![];
                 // The last piece takes the sub-state itself: polyhedra are costly to copy.
                 let mut rest = Some(s);
                 for (val, dnf) in [(true, t), (false, f)] {
-                    let mut base = match val {
+                    let base = match val {
                         true => rest.clone(),
                         false => rest.take(),
                     }
                     .expect("the sub-state is taken by the last half only");
-                    base.ctx.insert(*g, val);
-                    // What a floating equality implies on this branch (`ieee`): one base per
-                    // alternative.
-                    let bases = match pinned.as_ref().filter(|x| x.0 == val) {
-                        Some((_, alts)) => self.pin(base, alts)?,
+                    let bases = match &split {
+                        Some((atoms, b)) => {
+                            let mut v = vec![];
+                            for outcomes in &b[usize::from(!val)] {
+                                let mut x = base.clone();
+                                for &(k, o) in outcomes {
+                                    x.defs.atom(&self.f.func, &atoms[k], o, |_| false);
+                                }
+                                v.push(x);
+                            }
+                            v
+                        }
                         None => vec![base],
                     };
-                    for base in bases {
-                        match dnf.clone() {
-                            None => out.push(base),
-                            Some(conjs) => {
-                                let last = conjs.len().saturating_sub(1);
-                                let mut base = Some(base);
-                                for (k, conj) in conjs.into_iter().enumerate() {
-                                    let mut piece = match k == last {
-                                        true => base.take(),
-                                        false => base.clone(),
-                                    }
-                                    .expect("the base is taken by the last piece only");
-                                    piece.data.s_meet_constraints(&conj, self.budget)?;
-                                    if !piece.data.s_is_bottom(self.budget)? {
-                                        out.push(piece);
+                    for mut base in bases {
+                        base.ctx.insert(*g, val);
+                        // What a floating equality implies on this branch (`ieee`): one base per
+                        // alternative.
+                        let bases = match pinned.as_ref().filter(|x| x.0 == val) {
+                            Some((_, alts)) => self.pin(base, alts)?,
+                            None => vec![base],
+                        };
+                        for base in bases {
+                            match dnf.clone() {
+                                None => out.push(base),
+                                Some(conjs) => {
+                                    let last = conjs.len().saturating_sub(1);
+                                    let mut base = Some(base);
+                                    for (k, conj) in conjs.into_iter().enumerate() {
+                                        let mut piece = match k == last {
+                                            true => base.take(),
+                                            false => base.clone(),
+                                        }
+                                        .expect("the base is taken by the last piece only");
+                                        piece.data.s_meet_constraints(&conj, self.budget)?;
+                                        if !piece.data.s_is_bottom(self.budget)? {
+                                            out.push(piece);
+                                        }
                                     }
                                 }
                             }
@@ -381,6 +402,30 @@ impl Analyzer<'_> {
             }
             InstrKind::Goto(_) => Ok(vec![s]),
         }
+    }
+
+    /// The atoms of `cond` and, per branch (`[true, false]`), the outcome assignments that
+    /// reach it in `s` ([`super::atoms::branches`]); `None` when `cond` is not a formula over
+    /// comparisons or has too many unknown ones.
+    fn atom_branches(
+        &self,
+        cond: &Expr,
+        s: &Sub,
+    ) -> Result<Option<(Vec<Expr>, super::atoms::Branches)>> {
+        let mut atoms = vec![];
+        let Some(form) = super::atoms::formula(cond, &mut atoms, &s.ctx) else {
+            return Ok(None);
+        };
+        let mut known = vec![None; atoms.len()];
+        for (k, a) in atoms.iter().enumerate() {
+            for (e, o) in s.defs.atoms() {
+                if self.same_atom(e, a, s)? {
+                    known[k] = Some(*o);
+                    break;
+                }
+            }
+        }
+        Ok(super::atoms::branches(&form, &known).map(|b| (atoms, b)))
     }
 
     /// `base` split by alternatives of pinned dimensions, the infeasible ones dropped.
