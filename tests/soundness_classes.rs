@@ -396,6 +396,15 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: false,
     },
+    // A difference only where two objects built from the parameter groups are equal with
+    // distinct fields (a hash collision check): the search tries repeated groups.
+    Case {
+        name: "repeated_parameter_groups",
+        old: "#include <stdio.h>\ntypedef struct { int x; long y; int z; } obj;\nobj make(int x, long y, int z) { obj o; o.x = x; o.y = y; o.z = z; return o; }\nint hash(obj o) { int h = o.x; h = h * 31 + (int)(o.y % 1000); h = h * 31 + o.z; return h; }\nvoid f(int x1, long y1, int z1, int x2, long y2, int z2) { obj a = make(x1, y1, z1); obj b = make(x2, y2, z2); if (hash(a) == hash(b)) printf(\"same\\n\"); }\n",
+        new: "#include <stdio.h>\ntypedef struct { int x; long y; int z; } obj;\nobj make(int x, long y, int z) { obj o; o.x = x; o.y = y; o.z = z; return o; }\nint hash(obj o) { int h = o.x; h = h * 31 + (int)(o.y % 1000); h = h * 31 + o.z; return h; }\nvoid f(int x1, long y1, int z1, int x2, long y2, int z2) { obj a = make(x1, y1, z1); obj b = make(z2, y2, x2); if (hash(a) == hash(b)) printf(\"same\\n\"); }\n",
+        functions: &[("f", Want::Witness)],
+        only: true,
+    },
     Case {
         name: "negated_float_order_is_not_a_complement",
         old: "int f(double x, int y) { int r; if (x < 0.5) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",

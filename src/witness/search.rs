@@ -170,6 +170,23 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             }
         }
     }
+    // Two objects built from repeated parameter groups (`x1, y1, z1, x2, y2, z2`), as
+    // comparisons and hash-collision checks take them: the second group equal to the first,
+    // whose members differ from one another (equal objects with distinct fields).
+    let half = k / 2;
+    if k >= 4 && k % 2 == 0 && (0..half).all(|j| params[j].1 == params[half + j].1) {
+        let n = pool.len();
+        for i in 0..n {
+            let group: Vec<i128> = (0..half).map(|j| pool[(i + j) % n]).collect();
+            let vals: Vec<i128> = group.iter().chain(group.iter()).copied().collect();
+            if let Some(w) = r.try_values(&vals, "search") {
+                return Some(w);
+            }
+            if r.exhausted() {
+                return None;
+            }
+        }
+    }
     // All combinations of the pool for one or two parameters; diagonal-ish sweeps beyond.
     if k <= 2 {
         let n = pool.len();
