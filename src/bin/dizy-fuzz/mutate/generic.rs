@@ -309,6 +309,57 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 },
             )
         }
+        // A comparison replaced by its complement with the branches swapped (`if (a == b) A
+        // else B` → `if (a != b) B else A`; `<` → `>=`): the same program over integers, a
+        // different one over floats where NaN makes both comparisons false.
+        "if-negate" => {
+            let func = func_mut(p, fi);
+            let comparison = |c: &Expr| {
+                matches!(
+                    c,
+                    Expr::Bin(Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne, ..)
+                )
+            };
+            nth_stmt(
+                func,
+                &|s| matches!(s, Stmt::If(c, _, e) if !e.is_empty() && comparison(c)),
+                rng,
+                &mut |b, i, _| {
+                    if let Stmt::If(Expr::Bin(op, x, y), t, e) = b[i].clone() {
+                        let neg = match op {
+                            Op::Lt => Op::Ge,
+                            Op::Le => Op::Gt,
+                            Op::Gt => Op::Le,
+                            Op::Ge => Op::Lt,
+                            Op::Eq => Op::Ne,
+                            _ => Op::Eq,
+                        };
+                        b[i] = Stmt::If(Expr::Bin(neg, x, y), e, t);
+                    }
+                    true
+                },
+            )
+        }
+        // `if (a || b) S` split into `if (a) S else if (b) S` (the same program): what the
+        // analysis relates by remembering the outcomes of comparisons.
+        "split-or" => {
+            let func = func_mut(p, fi);
+            nth_stmt(
+                func,
+                // (its body is written twice: no label in it)
+                &|s| {
+                    matches!(s, Stmt::If(Expr::Bin(Op::LOr, ..), _, e) if e.is_empty())
+                        && !s.has_goto_or_label()
+                },
+                rng,
+                &mut |b, i, _| {
+                    if let Stmt::If(Expr::Bin(Op::LOr, x, y), t, _) = b[i].clone() {
+                        b[i] = Stmt::If(*x, t.clone(), vec![Stmt::If(*y, t, vec![])]);
+                    }
+                    true
+                },
+            )
+        }
         // A subexpression moved into a new local just before the assignment that used it
         // (`temp`, the same program); with an operand it reads incremented in between
         // (`temp-stale`, usually a change): the temporaries the analysis substitutes.

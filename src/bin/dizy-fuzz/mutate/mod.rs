@@ -3,7 +3,7 @@
 //! Takes a generated [`Program`], an RNG and the pair's main construct; gives a mutated copy and
 //! the names of the mutations applied. [`KINDS`] lists them: generic ones (`op`, `const`,
 //! `bound`, `cond`, `delete`, `add`, `swap-dep`, `temp-stale`; preserving: `algebra`,
-//! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `temp`) and, per construct, at least one that changes behaviour and one
+//! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`) and, per construct, at least one that changes behaviour and one
 //! that preserves it (under dizy's contract: -0.0 equals 0.0, NaN equals NaN, struct padding and
 //! field order do not count). Some change only an initializer or a type definition, so that the
 //! text of `f` stays the same. The kind is only a label for the statistics: the oracle decides
@@ -58,6 +58,8 @@ pub const KINDS: &[Kind] = &[
     k("dead", true, "", false),
     k("rename", true, "", false),
     k("if-swap", true, "", false),
+    k("if-negate", true, "", false),
+    k("split-or", true, "", false),
     k("temp", true, "", false),
     k("temp-stale", false, "", false),
     k("int-type", false, "widths", false),
