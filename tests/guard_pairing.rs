@@ -40,6 +40,15 @@ fn src(cond: &str, ty: &str) -> String {
     src_with(cond, ty, BODY)
 }
 
+/// `old` against `new` is neither `equivalent` nor `unchanged`.
+fn assert_not_proved(old: &str, new: &str, what: &str) {
+    let v = verdict(old, new);
+    assert!(
+        !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
+        "{what}: {v:?}"
+    );
+}
+
 #[test]
 fn negated_conditions_are_proved_equal() {
     for ty in ["double", "int"] {
@@ -63,11 +72,7 @@ fn conditions_that_differ_are_not_equivalent() {
         // Unsigned negation wraps: `-x > -8u` is not `x < 8u` (x = 0).
         ("unsigned", "x < 8u", "-x > -8u"),
     ] {
-        let v = verdict(&src(a, ty), &src(b, ty));
-        assert!(
-            !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
-            "{ty}: {a} against {b}: {v:?}"
-        );
+        assert_not_proved(&src(a, ty), &src(b, ty), &format!("{ty}: {a} against {b}"));
     }
 }
 
@@ -92,10 +97,10 @@ fn negated_conditions_with_swapped_branches_are_proved_equal() {
         ("int", "x == 3", "x != 4"),
         ("int", "x < 8", "x >= 9"),
     ] {
-        let v = verdict(&src(a, ty), &src_with(b, ty, swapped));
-        assert!(
-            !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
-            "{ty}: {a} against {b}: {v:?}"
+        assert_not_proved(
+            &src(a, ty),
+            &src_with(b, ty, swapped),
+            &format!("{ty}: {a} against {b}"),
         );
     }
 }
@@ -111,15 +116,9 @@ fn split_floating_disjunctions_are_proved_equal() {
     assert_eq!(verdict(joined, split), Verdict::Equivalent);
     assert_eq!(verdict(joined, mirrored), Verdict::Equivalent);
     let other = "double f(double x, double a) { if (x < 0.0) return -1.0; if (a < 0.0) return -1.0; return x * a + 1.0; }\n";
-    assert!(!matches!(
-        verdict(joined, other),
-        Verdict::Equivalent | Verdict::Unchanged
-    ));
+    assert_not_proved(joined, other, "another comparison");
     // The second test reads `x` after it changed: its outcome is not the first one's.
     let twice = "int f(double x) { int r = 0; if (x < 1.0) r = 1; x = x * 2.0; if (x < 1.0) r = r + 2; return r; }\n";
     let once = "int f(double x) { int r = 0; if (x < 1.0) { r = 1; x = x * 2.0; r = r + 2; } else { x = x * 2.0; } return r; }\n";
-    assert!(!matches!(
-        verdict(twice, once),
-        Verdict::Equivalent | Verdict::Unchanged
-    ));
+    assert_not_proved(twice, once, "a stale outcome");
 }

@@ -38,13 +38,10 @@ pub(super) fn pinned_by(
     defined: &dyn Fn(&str) -> bool,
 ) -> Option<(bool, Pins)> {
     match &cond.kind {
-        ExprKind::Binary(BinOp::Ne, ..) => {
+        ExprKind::Binary(BinOp::Ne, a, b) => {
             // `a != b` false is `a == b` true.
             let eq = Expr::new(
-                match &cond.kind {
-                    ExprKind::Binary(_, a, b) => ExprKind::Binary(BinOp::Eq, a.clone(), b.clone()),
-                    _ => unreachable!("matched above"),
-                },
+                ExprKind::Binary(BinOp::Eq, a.clone(), b.clone()),
                 cond.ty.clone(),
             );
             when_true(&eq, tr, defs, defined).map(|p| (false, p))
