@@ -24,7 +24,8 @@
 //!   `if (done) break;` after each enclosing loop or switch of the callee.
 //!
 //! Calls are not inlined (they stay calls, which the analysis treats soundly as unknown results
-//! and effects) when the callee is recursive (already being inlined on the current path), when the
+//! and effects) when the callee is recursive (already being inlined on the current path more
+//! than [`Options::unfold`] times: a recursive call is unfolded once by default), when the
 //! depth bound is reached, when it is variadic, takes or returns an array or an incomplete struct,
 //! or uses `goto`; the reason is recorded for the report. Structs pass by value as whole-struct
 //! assignments.
@@ -45,6 +46,15 @@ pub struct Options {
     /// Statements that may be inlined into one client in total (fan-out over several levels
     /// would otherwise grow the code exponentially).
     pub max_stmts: usize,
+    /// How many times a recursive call is unfolded on one path (the function's own body
+    /// inlined into itself): the base cases of the next level become visible, which is what
+    /// a proof by induction on the recursion needs when the versions' base cases differ.
+    #[serde(default = "one")]
+    pub unfold: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Default for Options {
@@ -52,6 +62,7 @@ impl Default for Options {
         Options {
             max_depth: 3,
             max_stmts: 5000,
+            unfold: 1,
         }
     }
 }
@@ -219,8 +230,17 @@ impl Inliner<'_> {
     /// Why a call to `g` cannot be inlined, if it cannot.
     fn refusal(&self, g: &Function, args: &[Expr], depth: u32) -> Option<String> {
         let nargs = args.len();
-        if self.stack.contains(&g.name) {
+        // Only the client's own recursion is unfolded: that is the induction the analysis can
+        // use (`INDUCTION`); other recursion stays a call.
+        let on_path = self.stack.iter().filter(|n| **n == g.name).count();
+        if on_path > 0 && self.stack[0] != g.name {
             return Some("recursive call".into());
+        }
+        if on_path > self.opts.unfold as usize {
+            return Some(format!(
+                "recursive call, unfolded {} time(s) above it",
+                self.opts.unfold
+            ));
         }
         if depth >= self.opts.max_depth {
             return Some(format!(
@@ -381,6 +401,31 @@ impl Inliner<'_> {
         let body = self.calls(body, depth + 1, &here);
         self.stack.pop();
         out.extend(body);
+        // The client unfolded into itself: mark where its body ends, with the result and the
+        // parameters as they were passed (none of them written by the body).
+        if let (true, Some(r)) = (self.stack[0] == name, res) {
+            let params: Vec<VarId> = g.params.iter().map(|p| map[p.index()]).collect();
+            let untouched = g
+                .params
+                .iter()
+                .all(|p| !g.vars[p.index()].addr_taken && !writes_var(&g.body, *p));
+            if untouched && g.ret.is_scalar() && !g.ret.is_pointer() {
+                let mut args = vec![Expr::var(r, g.ret.clone())];
+                args.extend(
+                    params
+                        .iter()
+                        .map(|v| Expr::var(*v, self.vars[v.index()].ty.clone())),
+                );
+                out.push(Stmt {
+                    kind: StmtKind::Call {
+                        dest: None,
+                        callee: Callee::Direct(crate::ir::INDUCTION.to_string()),
+                        args,
+                    },
+                    line,
+                });
+            }
+        }
         if let (Some(d), Some(r)) = (dest, res) {
             let ty = self.place_ty(d);
             out.push(Stmt {
@@ -428,6 +473,25 @@ fn count_stmts(list: &[Stmt]) -> usize {
             }
         })
         .sum()
+}
+
+/// Whether a statement of `list` assigns variable `v` (directly, as a call's destination, or by
+/// a declaration without initializer).
+fn writes_var(list: &[Stmt], v: VarId) -> bool {
+    let hit = |p: &Place| p.root_var() == Some(v);
+    list.iter().any(|s| match &s.kind {
+        StmtKind::Assign(p, _) | StmtKind::Havoc(p) | StmtKind::ZeroFill(p) => hit(p),
+        StmtKind::Call { dest, .. } => dest.as_ref().is_some_and(hit),
+        StmtKind::If { then_, else_, .. } => writes_var(then_, v) || writes_var(else_, v),
+        StmtKind::Loop {
+            pre, body, step, ..
+        } => writes_var(pre, v) || writes_var(body, v) || writes_var(step, v),
+        StmtKind::Switch { body, .. } => body
+            .iter()
+            .any(|it| matches!(it, SwitchItem::Stmt(s) if writes_var(std::slice::from_ref(s), v))),
+        StmtKind::Block(b) => writes_var(b, v),
+        _ => false,
+    })
 }
 
 fn uses_goto(list: &[Stmt]) -> bool {

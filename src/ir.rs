@@ -434,6 +434,13 @@ pub enum Place {
     Field(Box<Place>, StructId, u32, CType),
 }
 
+/// The callee of the marker the inliner puts after the analysed function's own body unfolded
+/// into itself: `@induction(result, params…)` (`@` cannot start a C identifier, so no program
+/// defines or calls it). It does nothing when run; where both versions reach it with equal
+/// parameters the analysis may take their results equal, by induction on the depth of
+/// recursion (`analysis::congruence::recursion_summary`).
+pub const INDUCTION: &str = "@induction";
+
 /// Who is called.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Callee {

@@ -13,7 +13,11 @@
 //!   ([`crate::gcl::loops`]);
 //! * a call to a function of the file must reach one that terminates on every input, or be a
 //!   matched pair of calls to the same unchanged function whose arguments are equal in every
-//!   sub-state that reaches it (both calls then behave alike, returning or not);
+//!   sub-state that reaches it (both calls then behave alike, returning or not); when the
+//!   analysis summarized the analysed function's recursion, its own recursive calls count as
+//!   such a pair too (Godlin and Strichman's mutual termination: by induction on the depth of
+//!   the run that terminates, every call it makes is matched by one that terminates alike),
+//!   and a recursive call of one version alone does not;
 //! * calls to functions outside the file are assumed to return (they are effects compared
 //!   between the versions).
 
@@ -199,7 +203,15 @@ fn matched_call_pair(
     else {
         return Ok(false);
     };
-    if on != name || *nn != format!("{on}'") || changed.contains(on) || oa.len() != na.len() {
+    // The analysed function's own recursive calls, when summarized, are the induction of the
+    // mutual-termination rule: matched on equal arguments, each pair is a shallower run of the
+    // pair being proved.
+    let own = a.recursion_summary && on == &c.name;
+    if on != name
+        || *nn != format!("{on}'")
+        || (changed.contains(on) && !own)
+        || oa.len() != na.len()
+    {
         return Ok(false);
     }
     let Some(state) = a.states.get(p).and_then(|s| s.as_ref()) else {

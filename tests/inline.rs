@@ -193,8 +193,20 @@ int g(int n) { int m = n % 50; if (m < 0) m = -m; return is_even(m) * 2 + is_odd
     assert_eq!(v.outcomes["g"].inlined, set(&["is_even", "is_odd"]));
     assert_eq!(calls_left(q, "g"), set(&["is_even", "is_odd"]));
     assert!(same_behaviour(&p, q, "g", 200) >= 150);
-    // A recursive client is not inlined into itself.
+    // A recursive client is unfolded into itself once, its body followed by the induction
+    // marker (which runs as nothing); the call inside stays a call.
     let v = inline(&p, "fact", &["fact"], 3);
+    let q = v.gcl.as_ref().expect("fact unfolded once");
+    assert_eq!(v.outcomes["fact"].inlined, set(&["fact"]));
+    assert_eq!(calls_left(q, "fact"), set(&["fact", dizy::ir::INDUCTION]));
+    // (Most inputs overflow the product, undefined in both programs and skipped.)
+    assert!(same_behaviour(&p, q, "fact", 200) >= 20);
+    // Not at all without unfolding.
+    let opts = Options {
+        unfold: 0,
+        ..Default::default()
+    };
+    let v = inline_gcl(&p, &set(&["fact"]), &set(&["fact"]), &opts);
     let q = v.gcl.as_ref().map_or(&p, |q| q);
     assert!(v.outcomes.get("fact").is_none_or(|o| o.inlined.is_empty()));
     assert_eq!(calls_left(q, "fact"), set(&["fact"]));

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use dizy_domains::{ConstraintKind, Dim, NumDomain};
 
-use super::congruence::congruent_helpers;
+use super::congruence::{congruent_helpers, recursion_summary};
 use super::dead;
 use super::locs::{self, Dims};
 use super::memory::{Mem, Sites};
@@ -52,6 +52,9 @@ pub(super) struct Analyzer<'a> {
     pub(super) globals_new: Vec<Dim>,
     /// Helpers whose calls are congruent (unchanged, no globals, no pointer arguments).
     pub(super) congruent_helpers: HashSet<String>,
+    /// Whether the analysed function itself is among `congruent_helpers`, by induction on the
+    /// depth of its recursion ([`recursion_summary`]).
+    pub(super) recursion_summary: bool,
     pub(super) stats: Stats,
     pub(super) notes: Vec<String>,
     pub(super) budget: &'a Budget,
@@ -180,6 +183,7 @@ impl<'a> Analyzer<'a> {
             let keep = |g: &GuardId| *g != c.old_ret && *g != c.new_ret;
             dead_guards.insert(h, d.guards.into_iter().filter(keep).collect());
         }
+        let (congruent_helpers, summary) = helpers_and_summary(c);
         Ok(Analyzer {
             c,
             f,
@@ -208,9 +212,20 @@ impl<'a> Analyzer<'a> {
             clobber_new,
             globals_old,
             globals_new,
-            congruent_helpers: congruent_helpers(c),
+            congruent_helpers,
+            recursion_summary: summary,
             stats: Stats::default(),
-            notes: vec![],
+            notes: summary
+                .then(|| {
+                    format!(
+                        "recursive calls of `{0}` on equal arguments are taken to give equal \
+                         results in both versions: induction on the depth of recursion (a \
+                         difference shown is one where the versions first differ)",
+                        c.name
+                    )
+                })
+                .into_iter()
+                .collect(),
             budget,
             dead_dims,
             dead_guards,
@@ -583,4 +598,15 @@ fn dim_pairs(c: &Correlated, dims: &Dims) -> Vec<(Dim, Dim)> {
         }
     }
     out
+}
+
+/// The congruent helpers of `c`, with the analysed function added when its recursion may be
+/// summarized ([`recursion_summary`]), and whether it was.
+fn helpers_and_summary(c: &Correlated) -> (HashSet<String>, bool) {
+    let mut h = congruent_helpers(c);
+    let summary = !h.contains(&c.name) && recursion_summary(c, &h);
+    if summary {
+        h.insert(c.name.clone());
+    }
+    (h, summary)
 }

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use dizy_domains::{ConstraintKind, LinConstraint, LinExpr};
+use dizy_domains::{ConstraintKind, Dim, LinConstraint, LinExpr};
 
 use super::analyzer::Analyzer;
 use super::defs::Def;
@@ -72,6 +72,42 @@ impl Analyzer<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// At a matched pair of induction markers ([`crate::ir::INDUCTION`]) that follow the two
+    /// versions' bodies unfolded on parameters provably equal in `s`: the dimensions of the two
+    /// results, which the induction hypothesis makes equal (only sound while proving the
+    /// analysed function itself, see [`recursion_summary`]).
+    pub(super) fn induction(&self, p: usize, s: &Sub) -> Result<Option<(Dim, Dim)>> {
+        fn marker(k: &InstrKind) -> Option<&Vec<Expr>> {
+            match k {
+                InstrKind::Call {
+                    callee: Callee::Direct(n),
+                    args,
+                    dest: None,
+                } if n == crate::ir::INDUCTION && !args.is_empty() => Some(args),
+                _ => None,
+            }
+        }
+        let (Some(xa), Some(ya)) = (
+            marker(&self.f.instrs[p].kind),
+            marker(&self.f.instrs[p + 1].kind),
+        ) else {
+            return Ok(None);
+        };
+        if xa.len() != ya.len() {
+            return Ok(None);
+        }
+        for (x, y) in xa[1..].iter().zip(&ya[1..]) {
+            if !self.equal_exprs(x, y, s)? {
+                return Ok(None);
+            }
+        }
+        let dim = |e: &Expr| match e.kind {
+            ExprKind::Var(v) => self.dims.of(v),
+            _ => None,
+        };
+        Ok(dim(&xa[0]).zip(dim(&ya[0])))
     }
 
     /// Whether the matched pair at `p` sets two guards to provably opposite values in `s`: one
@@ -475,42 +511,6 @@ fn plain_data(structs: &[crate::ir::StructDef], t: &CType, depth: usize) -> bool
 /// exactly when the other does. The calls' own effects (`errno`, output) stay diff points of
 /// the correlating program.
 pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
-    // Globals only if no code can change them: then both versions read the same values.
-    let no_globals = |h: &GclFunction| {
-        h.func.vars.iter().all(|v| match v.kind {
-            VarKind::Global(g) => c
-                .program
-                .program
-                .globals
-                .get(g.index())
-                .is_some_and(|g| c.immutable_globals.contains(c.source_name(&g.name))),
-            _ => true,
-        })
-    };
-    // Scalars and structs of plain data by value; a helper that takes no address cannot read
-    // a struct's padding, where equal fields may still differ.
-    let structs = &c.program.program.structs;
-    let takes_no_address = |h: &GclFunction| {
-        let mut none = true;
-        for i in &h.instrs {
-            i.kind
-                .walk_exprs(&mut |e| none &= !matches!(e.kind, ExprKind::AddrOf(_)));
-        }
-        none
-    };
-    let scalar_params = |h: &GclFunction| {
-        h.func.params.iter().all(|p| {
-            let t = &h.func.var(*p).ty;
-            match t {
-                CType::Struct(_) => plain_data(structs, t, 0),
-                _ => !t.is_pointer() && !matches!(t, CType::Array(..)),
-            }
-        }) && (takes_no_address(h)
-            || h.func
-                .params
-                .iter()
-                .all(|p| !matches!(h.func.var(*p).ty, CType::Struct(_))))
-    };
     let mut out: HashSet<String> = c
         .program
         .functions
@@ -518,10 +518,7 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
         .filter(|f| c.function_side(&f.name) == Side::Old)
         .filter(|f| {
             c.version(&f.name, Side::New).is_some_and(|g| {
-                no_globals(f)
-                    && no_globals(g)
-                    && scalar_params(f)
-                    && c.same_functions.contains(&f.name)
+                pure_shape(c, f) && pure_shape(c, g) && c.same_functions.contains(&f.name)
             })
         })
         .map(|f| f.name.clone())
@@ -531,35 +528,8 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
         let keep: HashSet<String> = out
             .iter()
             .filter(|n| {
-                let calls_ok = |h: &GclFunction| {
-                    h.instrs.iter().all(|i| match &i.kind {
-                        InstrKind::Call {
-                            callee: Callee::Direct(m),
-                            args,
-                            ..
-                        } => {
-                            // A function of the file is never the library function it is
-                            // named after: only a congruent one will do.
-                            let defined = c.program.functions.iter().any(|f| f.name == *m);
-                            let m = c.source_name(m);
-                            out.contains(m)
-                                || (!defined && PURE_FUNCTIONS.contains(&m))
-                                || (!defined && frame_copy(c, h, m, args))
-                                || (!defined
-                                    && !reads_memory(args)
-                                    && (NO_MEMORY_WRITES.contains(&m)
-                                        || writes_nothing(
-                                            &Callee::Direct(m.to_string()),
-                                            args,
-                                            &c.program.program.strings,
-                                        )))
-                        }
-                        InstrKind::Call { .. } => false,
-                        _ => true,
-                    })
-                };
-                c.version(n, Side::Old).is_some_and(calls_ok)
-                    && c.version(n, Side::New).is_some_and(calls_ok)
+                let ok = |h: &GclFunction| calls_only(c, h, &|m| out.contains(m));
+                c.version(n, Side::Old).is_some_and(ok) && c.version(n, Side::New).is_some_and(ok)
             })
             .cloned()
             .collect();
@@ -568,6 +538,97 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
             return out;
         }
     }
+}
+
+/// Whether the analysed function's two versions may be proved equal by induction on the depth
+/// of recursion (regression verification's mutual summary): both recursive, with no globals but
+/// immutable ones, scalar parameters, and calls only to congruent `helpers`, to what
+/// [`calls_only`] admits and to the function itself. Then, while proving that equal arguments
+/// give equal results, recursive calls on equal arguments may be assumed to: every such inner
+/// call is a shallower run, and a call changes nothing else the caller sees. Termination
+/// follows the same induction when every recursive call is matched by one on equal arguments
+/// (Godlin and Strichman's mutual-termination rule; see `termination`).
+pub(super) fn recursion_summary(c: &Correlated, helpers: &HashSet<String>) -> bool {
+    let name = c.name.as_str();
+    let versions = [c.version(name, Side::Old), c.version(name, Side::New)];
+    let recursive = |h: &GclFunction| {
+        h.instrs.iter().any(|i| {
+            matches!(&i.kind, InstrKind::Call { callee: Callee::Direct(m), .. }
+                if c.source_name(m) == name)
+        })
+    };
+    versions.iter().all(|v| {
+        v.is_some_and(|h| {
+            !h.func.ret.is_pointer()
+                && pure_shape(c, h)
+                && calls_only(c, h, &|m| m == name || helpers.contains(m))
+        })
+    }) && versions.iter().flatten().any(|h| recursive(h))
+}
+
+/// Whether `h` reads no global but immutable ones ([`Correlated::immutable_globals`]) and takes
+/// only scalars and plain-data structs by value (structs only if it takes no address: then no
+/// padding, where equal fields may still differ, can be read).
+fn pure_shape(c: &Correlated, h: &GclFunction) -> bool {
+    let no_globals = h.func.vars.iter().all(|v| match v.kind {
+        VarKind::Global(g) => c
+            .program
+            .program
+            .globals
+            .get(g.index())
+            .is_some_and(|g| c.immutable_globals.contains(c.source_name(&g.name))),
+        _ => true,
+    });
+    let structs = &c.program.program.structs;
+    let mut takes_no_address = true;
+    for i in &h.instrs {
+        i.kind
+            .walk_exprs(&mut |e| takes_no_address &= !matches!(e.kind, ExprKind::AddrOf(_)));
+    }
+    let scalar_params = h.func.params.iter().all(|p| {
+        let t = &h.func.var(*p).ty;
+        match t {
+            CType::Struct(_) => plain_data(structs, t, 0),
+            _ => !t.is_pointer() && !matches!(t, CType::Array(..)),
+        }
+    }) && (takes_no_address
+        || h.func
+            .params
+            .iter()
+            .all(|p| !matches!(h.func.var(*p).ty, CType::Struct(_))));
+    no_globals && scalar_params
+}
+
+/// Whether every call of `h` goes to a function of the file that `ok` admits (by source name),
+/// to a known pure library function, to a library function that writes nothing of the
+/// program's (mathematics, output with a literal format) with scalar or literal arguments, or
+/// is a [`frame_copy`].
+fn calls_only(c: &Correlated, h: &GclFunction, ok: &dyn Fn(&str) -> bool) -> bool {
+    h.instrs.iter().all(|i| match &i.kind {
+        InstrKind::Call {
+            callee: Callee::Direct(m),
+            args,
+            ..
+        } => {
+            // A function of the file is never the library function it is named after: only
+            // one `ok` admits will do.
+            let defined = c.program.functions.iter().any(|f| f.name == *m);
+            let m = c.source_name(m);
+            ok(m)
+                || (!defined && PURE_FUNCTIONS.contains(&m))
+                || (!defined && frame_copy(c, h, m, args))
+                || (!defined
+                    && !reads_memory(args)
+                    && (NO_MEMORY_WRITES.contains(&m)
+                        || writes_nothing(
+                            &Callee::Direct(m.to_string()),
+                            args,
+                            &c.program.program.strings,
+                        )))
+        }
+        InstrKind::Call { .. } => false,
+        _ => true,
+    })
 }
 
 /// A `memcpy`/`memmove` of one whole scalar variable of the helper's frame into another of the

@@ -82,6 +82,9 @@ pub struct Analysis {
     pub dim_pairs: Vec<(Dim, Dim)>,
     pub stats: Stats,
     pub notes: Vec<String>,
+    /// Whether recursive calls of the analysed function were summarized by induction
+    /// ([`congruence::recursion_summary`]): termination then needs every one of them matched.
+    pub recursion_summary: bool,
 }
 
 /// Analyse `c` under `opts`, within `budget` (a deadline and a memory bound: past either, the
@@ -101,6 +104,7 @@ pub fn analyze(c: &Correlated, opts: &Options, budget: &Budget) -> Result<Analys
         dim_pairs: a.dim_pairs,
         stats: a.stats,
         notes: a.notes,
+        recursion_summary: a.recursion_summary,
     })
 }
 

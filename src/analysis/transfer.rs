@@ -108,6 +108,10 @@ impl Analyzer<'_> {
                 && eval_guard(&inew.guard, &s.ctx) == Tri::True;
             let congruent = both && self.congruent(p, &s)?;
             let negated = both && !congruent && self.negated_guards(p, &s)?;
+            let induction = match both && self.recursion_summary {
+                true => self.induction(p, &s)?,
+                false => None,
+            };
             // Both wrote the same thing to equal memories: they stay equal.
             let restore = congruent && s.mem.agrees() && self.writes_alike(p);
             let (after_old, _) = self.transfer(p, vec![s])?;
@@ -136,6 +140,19 @@ impl Analyzer<'_> {
                 out.extend(after_new.into_iter().filter(
                     |r| !matches!((r.ctx.get(go), r.ctx.get(gn)), (Some(a), Some(b)) if a == b),
                 ));
+                continue;
+            }
+            if let Some((a, b)) = induction {
+                for mut r in after_new {
+                    meet(
+                        &mut r.data,
+                        &[(1, a), (-1, b)],
+                        ConstraintKind::Eq,
+                        0,
+                        self.budget,
+                    )?;
+                    out.push(r);
+                }
                 continue;
             }
             if congruent {

@@ -13,6 +13,7 @@ use crate::ir::{Callee, Expr, ExprKind, Place, VarKind};
 /// Library functions without side effects: their calls are not effects, and matched calls with
 /// equal arguments return equal values.
 pub const PURE_FUNCTIONS: &[&str] = &[
+    crate::ir::INDUCTION,
     "abs",
     "labs",
     "llabs",

@@ -536,7 +536,7 @@ fn diff_loaded(
 ) -> Report {
     let mut assumptions = assumptions(opts);
     if !opts.no_inline {
-        assumptions.push(Note::new(NoteKind::Semantics, format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; recursive calls and deeper ones stay unknown calls", opts.inline.max_depth)));
+        assumptions.push(Note::new(NoteKind::Semantics, format!("calls to functions of the file whose code changed (directly or in their callees) are inlined into the analysed functions up to depth {}; an analysed function's own recursive calls are unfolded {} time(s), then stay calls, as do other recursive calls and deeper ones (unknown calls)", opts.inline.max_depth, opts.inline.unfold)));
     }
     for n in po.program.notes.iter().chain(&pn.program.notes) {
         // Notes about one line go to the function that contains it.

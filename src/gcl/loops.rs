@@ -10,7 +10,8 @@
 //! counter cannot wrap past it. Everything else is "not proven", with the reason.
 //!
 //! Also gives the functions of a program that terminate on every input: every loop proven,
-//! every call to a function of the file to one that terminates (so no recursion); calls to
+//! every call to a function of the file to one that terminates, or to itself where
+//! [`super::recursion`] bounds how deep the calls nest (no mutual recursion); calls to
 //! functions outside the file are assumed to return. The `termination` stage uses both to
 //! decide whether equal results mean equal behaviour.
 
@@ -399,11 +400,13 @@ pub fn terminating_functions(p: &GclProgram, wrap_signed: bool) -> HashSet<Strin
             if done.contains(&f.name) || !loops_ok.contains(f.name.as_str()) {
                 continue;
             }
+            // Calls to itself: when a ranking bounds how deep they nest.
+            let ranked = super::recursion::recursion_terminates(f, wrap_signed).is_ok();
             let calls_ok = f.instrs.iter().all(|ins| match &ins.kind {
                 InstrKind::Call {
                     callee: Callee::Direct(n),
                     ..
-                } => !defined.contains(n.as_str()) || done.contains(n),
+                } => !defined.contains(n.as_str()) || done.contains(n) || (*n == f.name && ranked),
                 InstrKind::Call { .. } => false,
                 _ => true,
             });
@@ -492,18 +495,21 @@ mod tests {
     }
 
     #[test]
-    fn recursion_and_unproven_loops_make_functions_non_terminating() {
+    fn unranked_recursion_and_unproven_loops_make_functions_non_terminating() {
         let p = load(
             "static int r(int n) { return n <= 0 ? 0 : r(n - 1); }\n\
              static int spin(int x) { while (x != 0) x -= 2; return x; }\n\
              static int fine(int n) { int s = 0; for (int i = 0; i < n; i++) s++; return s; }\n\
              int a(int n) { return fine(n); }\n\
              int b(int n) { return r(n); }\n\
-             int c(int n) { return spin(n) + fine(n); }\n",
+             int c(int n) { return spin(n) + fine(n); }\n\
+             static int up(int n) { return n <= 0 ? 0 : up(n + 1); }\n\
+             int d(int n) { return up(n); }\n",
         );
         let t = terminating_functions(&p, false);
         let mut names: Vec<&str> = t.iter().map(String::as_str).collect();
         names.sort();
-        assert_eq!(names, vec!["a", "fine"]);
+        // `r` falls to its base case (see `recursion`); `up` moves away from it.
+        assert_eq!(names, vec!["a", "b", "fine", "r"]);
     }
 }

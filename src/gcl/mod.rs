@@ -14,6 +14,7 @@ pub mod cfg;
 mod flatten;
 pub mod loops;
 mod print;
+pub mod recursion;
 mod scalarize;
 
 pub use cfg::Cfg;

@@ -1,0 +1,174 @@
+//! Proofs about changed recursive functions: recursive calls on equal arguments assumed to
+//! agree (induction on the depth of recursion), one level unfolded, termination by a ranking on
+//! a parameter or by matched calls. Every pair is also compiled with gcc and run on a range of
+//! inputs: a pair claimed equivalent must agree there, a pair that must not be proved must
+//! differ there (or differ only in termination, outside the range run).
+
+mod common;
+
+use common::verdict_of;
+use dizy::diff::Verdict;
+use std::process::Command;
+
+/// `f` of `src` compiled and run natively on each of `inputs` (one `int` argument).
+fn native(dir: &std::path::Path, name: &str, src: &str, inputs: &[i32]) -> Vec<String> {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    let calls: String = inputs
+        .iter()
+        .map(|x| format!("  printf(\"%d\\n\", f({x}));\n"))
+        .collect();
+    std::fs::write(
+        &c,
+        format!("#include <stdio.h>\n{src}\nint main(void) {{\n{calls}  return 0;\n}}\n"),
+    )
+    .unwrap();
+    let st = Command::new("gcc")
+        .args(["-O0", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .status()
+        .expect("gcc runs");
+    assert!(st.success(), "gcc failed on {src}");
+    let out = Command::new(&exe).output().expect("runs");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[derive(Debug, PartialEq)]
+enum Want {
+    /// `equivalent`; the native runs agree.
+    Proved,
+    /// Never `equivalent`, `unchanged` or `partially-equivalent`; the native runs differ.
+    Differs,
+    /// Never `equivalent` or `unchanged`; the native runs (all terminating) agree.
+    DiffersInTermination,
+}
+
+struct Case {
+    old: &'static str,
+    new: &'static str,
+    want: Want,
+    /// Inputs run natively (where both versions return).
+    from: i32,
+    to: i32,
+}
+
+const CASES: &[Case] = &[
+    // Base cases that differ at the boundary (REVE's limit2): one level unfolded shows f(0).
+    Case {
+        old: "int f(int n) { int r = 0; if (n <= 0) { r = n; } else { r = f(n - 1); r = n + r; } return r; }",
+        new: "int f(int n) { int r = 0; if (n <= 1) { r = n; } else { r = f(n - 1); r = n + r; } return r; }",
+        want: Want::Proved,
+        from: -5,
+        to: 30,
+    },
+    // A guard that only the induction hypothesis shows to be always true (REVE's limit3).
+    Case {
+        old: "int f(int n) { int r = 0; if (n <= 1) { r = n; } else { r = f(n - 1); if (r >= 0) r = n + r; } return r; }",
+        new: "int f(int n) { int r = 0; if (n <= 1) { r = n; } else { r = f(n - 1); r = n + r; } return r; }",
+        want: Want::Proved,
+        from: -5,
+        to: 30,
+    },
+    // Early returns, operands commuted.
+    Case {
+        old: "int f(int n) { if (n <= 0) return 0; return n + f(n - 1); }",
+        new: "int f(int n) { if (n < 1) return 0; return f(n - 1) + n; }",
+        want: Want::Proved,
+        from: -5,
+        to: 30,
+    },
+    // Both diverge alike for negative n (stack overflow): matched calls on equal arguments
+    // terminate alike.
+    Case {
+        old: "int f(int n) { if (n == 0) return 0; return f(n - 1) + 2; }",
+        new: "int f(int n) { if (!n) return 0; return 2 + f(n - 1); }",
+        want: Want::Proved,
+        from: 0,
+        to: 30,
+    },
+    // A difference only at depth 7.
+    Case {
+        old: "int f(int n) { if (n <= 0) return 0; return n + f(n - 1); }",
+        new: "int f(int n) { if (n <= 0) return 0; if (n == 7) return 1; return n + f(n - 1); }",
+        want: Want::Differs,
+        from: 0,
+        to: 12,
+    },
+    // The base value differs, and every level carries it.
+    Case {
+        old: "int f(int n) { if (n <= 0) return 0; return n + f(n - 1); }",
+        new: "int f(int n) { if (n <= 0) return 1; return n + f(n - 1); }",
+        want: Want::Differs,
+        from: 0,
+        to: 3,
+    },
+    // One more level in one version, with a base value that does not match (REVE limit2/Neq).
+    Case {
+        old: "int f(int n) { if (n <= 0) return n; return n + f(n - 1); }",
+        new: "int f(int n) { if (n <= 1) return 0; return n + f(n - 1); }",
+        want: Want::Differs,
+        from: 0,
+        to: 5,
+    },
+    // A global read and written: no induction over the arguments alone.
+    Case {
+        old: "int c;\nint f(int n) { if (n <= 0) return c; c = c + 1; return f(n - 1); }",
+        new: "int c;\nint f(int n) { if (n <= 0) return c; int r = f(n - 1); c = c + 1; return r; }",
+        want: Want::Differs,
+        from: 1,
+        to: 4,
+    },
+    // The parameter written before the call: the unfolded level says nothing by induction.
+    Case {
+        old: "int f(int n) { if (n <= 0) return 0; n = n - 1; return 1 + f(n); }",
+        new: "int f(int n) { if (n <= 1) return n; n = n - 1; return 1 + f(n); }",
+        want: Want::Differs,
+        from: -3,
+        to: 3,
+    },
+    // The new version recurses forever below zero.
+    Case {
+        old: "int f(int n) { if (n <= 0) return 0; return f(n - 1); }",
+        new: "int f(int n) { if (n == 0) return 0; return f(n - 1); }",
+        want: Want::DiffersInTermination,
+        from: 0,
+        to: 10,
+    },
+];
+
+#[test]
+fn recursive_pairs_are_proved_by_induction_and_only_when_equal() {
+    let mut failures = vec![];
+    for (k, case) in CASES.iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs: Vec<i32> = (case.from..=case.to).collect();
+        let o = native(dir.path(), "o", case.old, &inputs);
+        let n = native(dir.path(), "n", case.new, &inputs);
+        assert_eq!(
+            o != n,
+            case.want == Want::Differs,
+            "case {k}: native behaviour is not as listed"
+        );
+        let v = verdict_of(dir.path(), case.old, case.new, "f");
+        let ok = match case.want {
+            Want::Proved => v == Verdict::Equivalent,
+            Want::Differs => !matches!(
+                v,
+                Verdict::Equivalent | Verdict::Unchanged | Verdict::PartiallyEquivalent
+            ),
+            Want::DiffersInTermination => !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
+        };
+        if !ok {
+            failures.push(format!(
+                "case {k}: {v:?}, wanted {:?}\n  old: {}\n  new: {}",
+                case.want, case.old, case.new
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
