@@ -94,6 +94,9 @@ pub fn check(
             continue;
         };
         let side = c.origin(p).side;
+        if never_runs(a, p, &ins.guard, b)? {
+            continue;
+        }
         match callee {
             Callee::Direct(n) if !defined.contains(n.as_str()) => {}
             Callee::Direct(n) if terminating.contains(n) => {}
@@ -130,6 +133,22 @@ pub fn check(
         proven: reasons.is_empty(),
         reasons,
     })
+}
+
+/// Whether the instruction at `p` runs in no sub-state of the fixpoint before it (`guard` is
+/// false in each): a call there cannot keep either version from returning. A position without
+/// a state is not judged (the second half of a matched pair gets none of its own).
+fn never_runs(a: &Analysis, p: Pos, guard: &crate::gcl::Guard, b: &Budget) -> Result<bool> {
+    use crate::analysis::Soft;
+    let Some(state) = a.states.get(p).and_then(|s| s.as_ref()) else {
+        return Ok(false);
+    };
+    for s in state {
+        if !s.data.s_is_bottom(b)? && eval_guard(guard, &s.ctx) != Tri::False {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether in every sub-state before `test` both activity guards are known and equal.

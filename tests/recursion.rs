@@ -172,3 +172,29 @@ fn recursive_pairs_are_proved_by_induction_and_only_when_equal() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A call that no input reaches (its guard is false in every sub-state of the fixpoint) does
+/// not keep termination from being proven, even to a function that may not return; a call that
+/// some input reaches does.
+#[test]
+fn calls_no_input_reaches_do_not_block_termination() {
+    let spin = "static int spin(int x) { while (x != 0) x -= 2; return x; }\n";
+    let dir = tempfile::tempdir().unwrap();
+    let old =
+        format!("{spin}int f(int n) {{ if (n > 5) {{ if (n < 3) return spin(n); }} return n; }}");
+    let new = format!("{spin}int f(int n) {{ return n; }}");
+    let inputs: Vec<i32> = (-10..=10).collect();
+    assert_eq!(
+        native(dir.path(), "o", &old, &inputs),
+        native(dir.path(), "n", &new, &inputs)
+    );
+    assert_eq!(verdict_of(dir.path(), &old, &new, "f"), Verdict::Equivalent);
+    // Reached for odd n > 5: spin(7) never returns.
+    let old =
+        format!("{spin}int f(int n) {{ if (n > 5) {{ if (n < 9) return spin(n); }} return n; }}");
+    let v = verdict_of(dir.path(), &old, &new, "f");
+    assert!(
+        !matches!(v, Verdict::Equivalent | Verdict::Unchanged),
+        "{v:?}"
+    );
+}

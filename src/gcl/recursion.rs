@@ -52,7 +52,13 @@ pub fn recursion_terminates(f: &GclFunction, wrap_signed: bool) -> Result<(), St
                 let InstrKind::Call { args, .. } = &f.instrs[at].kind else {
                     return false;
                 };
-                let Some(d) = args.get(k).and_then(|a| offset(a, p, &offsets)) else {
+                // Only locals assigned before the call say what it passes.
+                let before: HashMap<VarId, (i128, usize)> = offsets
+                    .iter()
+                    .filter(|(_, (_, w))| *w < at)
+                    .map(|(v, o)| (*v, *o))
+                    .collect();
+                let Some(d) = args.get(k).and_then(|a| offset(a, p, &before)) else {
                     return false;
                 };
                 if d * dir < 1 {
@@ -339,6 +345,8 @@ mod tests {
             "int f(int m) { if (m == 0) return 1; return f(m - 1); }",
             // The parameter is written.
             "int f(int n) { if (n <= 0) return 0; n = n + 5; return f(n - 1); }",
+            // A local read before the one assignment that would relate it to `n`.
+            "int f(int n) { int m; int r = 0; if (n > 0) r = f(m); m = n - 1; return r + m; }",
             // A loop around the call.
             "int f(int n) { int s = 0; while (s < 3) { s++; if (n > 0) s += f(n - 1); } return s; }",
             // Unsigned arithmetic wraps below zero: `n - 2` from 1.
