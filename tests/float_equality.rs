@@ -7,38 +7,18 @@
 
 mod common;
 
-use common::verdict_of;
+use common::{run_c_lines, verdict_of};
 use dizy::diff::Verdict;
-use std::process::Command;
 
 /// `f` of `src` run natively on each of `inputs`, its `double` result as a number compares:
 /// `nan` for every NaN, `0` for both zeros, else the exact hexadecimal value (the report's
 /// semantics: floating values compared as numbers, NaN equal to NaN).
 fn native(dir: &std::path::Path, name: &str, src: &str, inputs: &[&str]) -> Vec<String> {
-    let c = dir.join(format!("{name}.c"));
-    let exe = dir.join(name);
     let calls: String = inputs
         .iter()
         .map(|x| format!("  {{ double r = f({x}); if (isnan(r)) puts(\"nan\"); else if (r == 0) puts(\"0\"); else printf(\"%a\\n\", r); }}\n"))
         .collect();
-    let text = format!(
-        "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n{src}\nint main(void) {{\n{calls}  return 0;\n}}\n"
-    );
-    std::fs::write(&c, text).unwrap();
-    let st = Command::new("gcc")
-        .args(["-O0", "-fno-builtin", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .arg("-lm")
-        .status()
-        .expect("gcc runs");
-    assert!(st.success(), "gcc failed on {src}");
-    let out = Command::new(&exe).output().expect("runs");
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    run_c_lines(dir, name, src, &calls)
 }
 
 const INPUTS: &[&str] = &["0.0", "-0.0", "3.0", "-3.0", "1e308", "-INFINITY", "NAN"];

@@ -6,36 +6,16 @@
 
 mod common;
 
-use common::verdict_of;
+use common::{run_c_lines, verdict_of};
 use dizy::diff::Verdict;
-use std::process::Command;
 
 /// `f` of `src` compiled and run natively on each of `inputs` (one `int` argument).
 fn native(dir: &std::path::Path, name: &str, src: &str, inputs: &[i32]) -> Vec<String> {
-    let c = dir.join(format!("{name}.c"));
-    let exe = dir.join(name);
     let calls: String = inputs
         .iter()
         .map(|x| format!("  printf(\"%d\\n\", f({x}));\n"))
         .collect();
-    std::fs::write(
-        &c,
-        format!("#include <stdio.h>\n{src}\nint main(void) {{\n{calls}  return 0;\n}}\n"),
-    )
-    .unwrap();
-    let st = Command::new("gcc")
-        .args(["-O0", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .status()
-        .expect("gcc runs");
-    assert!(st.success(), "gcc failed on {src}");
-    let out = Command::new(&exe).output().expect("runs");
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    run_c_lines(dir, name, src, &calls)
 }
 
 #[derive(Debug, PartialEq)]

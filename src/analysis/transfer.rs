@@ -142,15 +142,9 @@ impl Analyzer<'_> {
                 ));
                 continue;
             }
-            if let Some((a, b)) = induction {
+            if let Some(pair) = induction {
                 for mut r in after_new {
-                    meet(
-                        &mut r.data,
-                        &[(1, a), (-1, b)],
-                        ConstraintKind::Eq,
-                        0,
-                        self.budget,
-                    )?;
+                    self.equate(&mut r, &[pair])?;
                     out.push(r);
                 }
                 continue;
@@ -175,15 +169,7 @@ impl Analyzer<'_> {
                                 }
                                 _ => vec![],
                             };
-                        for (a, b) in same {
-                            meet(
-                                &mut r.data,
-                                &[(1, a), (-1, b)],
-                                ConstraintKind::Eq,
-                                0,
-                                self.budget,
-                            )?;
-                        }
+                        self.equate(&mut r, &same)?;
                         out.push(r);
                     }
                     continue;
@@ -192,6 +178,20 @@ impl Analyzer<'_> {
             out.extend(after_new);
         }
         Ok(out)
+    }
+
+    /// Make each pair of dimensions equal in `r`.
+    fn equate(&self, r: &mut Sub, pairs: &[(Dim, Dim)]) -> Result<()> {
+        for &(a, b) in pairs {
+            meet(
+                &mut r.data,
+                &[(1, a), (-1, b)],
+                ConstraintKind::Eq,
+                0,
+                self.budget,
+            )?;
+        }
+        Ok(())
     }
 
     /// Apply a non-jump instruction to a sub-state whose guard holds.

@@ -891,3 +891,29 @@ pub fn verdict_with(
         .unwrap_or_else(|| panic!("{func} reported"))
         .verdict
 }
+
+/// `src` compiled with gcc (`-O0 -fno-builtin`, with `<math.h>`, `<stdio.h>`, `<string.h>` and
+/// `-lm`) under a `main` whose body is `body`, run once: its output lines.
+pub fn run_c_lines(dir: &Path, name: &str, src: &str, body: &str) -> Vec<String> {
+    let c = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(
+        &c,
+        format!("#include <math.h>\n#include <stdio.h>\n#include <string.h>\n{src}\nint main(void) {{\n{body}  return 0;\n}}\n"),
+    )
+    .unwrap();
+    let st = Command::new("gcc")
+        .args(["-O0", "-fno-builtin", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .arg("-lm")
+        .status()
+        .expect("gcc runs");
+    assert!(st.success(), "gcc failed on {src}");
+    let out = Command::new(&exe).output().expect("runs");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}

@@ -297,6 +297,22 @@ pub fn check_pair(
         }
     }
 
+    // Claims on changed recursive helpers (proved by induction on the recursion) are checked
+    // on a grid of their own inputs.
+    for f in &funcs {
+        let name = f["name"].as_str().unwrap_or("");
+        let v = f["verdict"].as_str().unwrap_or("");
+        if name.starts_with("rec") && matches!(v, "equivalent" | "partially-equivalent") {
+            if let Some(obs) = oracle::recursive_helper_differs(dir, old, new, name) {
+                r.failures.push(Failure::Unsound {
+                    verdict: format!("{v} (on {name})"),
+                    input: String::new(),
+                    obs,
+                });
+            }
+        }
+    }
+
     let claims = matches!(
         r.verdict.as_str(),
         "equivalent" | "unchanged" | "partially-equivalent" | "different"

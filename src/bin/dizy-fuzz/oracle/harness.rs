@@ -399,3 +399,84 @@ pub fn compile(dir: &Path, old: &Program, new: &Program) -> Result<std::path::Pa
         ))
     }
 }
+
+/// Inputs of the recursive-helper check: each `n` with each `acc` (for two-parameter helpers).
+const REC_N: std::ops::RangeInclusive<i32> = -3..=12;
+const REC_ACC: [i32; 4] = [0, 1, -5, 100];
+
+/// Whether the generator's recursive helper `name` (`int name(int n)` or `int name(int n, int
+/// acc)`, recursing on `n - 1`/`n - 2` down to a base case, so every call returns) gives other
+/// results in the two versions on a grid of small inputs: `Some(description)` when it does,
+/// `None` when it does not or cannot be run (a compile error, or undefined behaviour caught by
+/// UBSan on some input). dizy analyses changed helpers too; this checks its claims on them —
+/// the functions where its proofs by induction on recursion apply.
+pub fn recursive_helper_differs(
+    dir: &Path,
+    old: &Program,
+    new: &Program,
+    name: &str,
+) -> Option<String> {
+    let arity = old.helpers.iter().find(|h| h.name == name)?.params.len();
+    if new.helpers.iter().find(|h| h.name == name)?.params.len() != arity
+        || !(1..=2).contains(&arity)
+    {
+        return None;
+    }
+    let mut s = String::from(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stddef.h>\n\
+         #include <stdbool.h>\n#include <unistd.h>\n#include <math.h>\n",
+    );
+    s.push_str(RUNTIME);
+    s.push_str(&old.print_body("o_"));
+    s.push_str(&new.print_body("n_"));
+    s.push_str("int main(void)\n{\n    rec = stderr;\n");
+    let accs: Vec<Option<i32>> = match arity {
+        1 => vec![None],
+        _ => REC_ACC.iter().map(|a| Some(*a)).collect(),
+    };
+    for n in REC_N {
+        for acc in &accs {
+            let args = match acc {
+                Some(a) => format!("{n}, {a}"),
+                None => n.to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "    printf(\"{name}({args}) %d %d\\n\", o_{name}({args}), n_{name}({args}));"
+            );
+        }
+    }
+    s.push_str("    return 0;\n}\n");
+    let src = dir.join(format!("{name}_check.c"));
+    let exe = dir.join(format!("{name}_check"));
+    std::fs::write(&src, s).ok()?;
+    let built = run(
+        Command::new("gcc")
+            .args([
+                "-std=gnu11",
+                "-O0",
+                "-w",
+                "-fsanitize=undefined",
+                "-fno-sanitize-recover=all",
+                "-o",
+            ])
+            .arg(&exe)
+            .arg(&src)
+            .arg("-lm"),
+        b"",
+        Duration::from_secs(60),
+    )
+    .ok()?;
+    if !built.status.is_some_and(|s| s.success()) {
+        return None;
+    }
+    let out = run(&mut Command::new(&exe), b"", Duration::from_secs(10)).ok()?;
+    if out.killed || !out.status.is_some_and(|s| s.success()) {
+        return None;
+    }
+    out.stdout.lines().find_map(|l| {
+        let w: Vec<&str> = l.rsplitn(3, ' ').collect();
+        (w.len() == 3 && w[0] != w[1])
+            .then(|| format!("{} returns {} (old) against {} (new)", w[2], w[1], w[0]))
+    })
+}

@@ -31,7 +31,7 @@ mod inputs;
 mod literals;
 
 pub use execute::{execute, run_difference, Obs, Run};
-pub use harness::compile;
+pub use harness::{compile, recursive_helper_differs};
 pub use inputs::{input_from_literals, input_from_witness, inputs, show_input, Input};
 pub use literals::{float_eq, parse_float, parse_literal};
 
