@@ -390,7 +390,10 @@ impl<'a> Analyzer<'a> {
             // sub-states would run both, so Join-Equiv keeps them apart (at diff points too: Δ
             // reads the state before this, and an early return inside a loop is a diff point
             // whose live loop guards must survive it). At effects (calls, output), which code
-            // may be full of, only while that leaves few sub-states; then the paper's Join-Equiv.
+            // may be full of, only while that leaves few sub-states; then the paper's Join-Equiv,
+            // still apart by the guards of the effect itself: joining sub-states where it runs
+            // with ones where it does not would make it run in one version alone (a call then
+            // forgets that the versions' memories agree, and every later call differs).
             let canon = match self.opts.canon {
                 Canon::JoinEquiv => Canon::None,
                 c => c,
@@ -400,13 +403,14 @@ impl<'a> Analyzer<'a> {
                 && self.effect_points.contains(&p)
                 && kept.len() > EFFECT_SUBSTATES
             {
-                state::canonize(
-                    kept,
-                    Canon::JoinEquiv,
-                    pairs,
-                    &self.kept_guards,
-                    self.budget,
-                )?
+                let mut guards = self.kept_guards.clone();
+                let ends = if self.pairs_at.contains(&p) { p + 1 } else { p };
+                for i in p..=ends.min(self.f.instrs.len() - 1) {
+                    guards.extend(self.f.instrs[i].guard.0.iter().map(|l| l.guard));
+                }
+                guards.sort();
+                guards.dedup();
+                state::canonize(kept, Canon::JoinEquiv, pairs, &guards, self.budget)?
             } else {
                 kept
             }
