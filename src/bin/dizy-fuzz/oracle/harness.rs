@@ -372,25 +372,27 @@ pub fn compile(dir: &Path, old: &Program, new: &Program) -> Result<std::path::Pa
     let src = dir.join("harness.c");
     let exe = dir.join("harness");
     std::fs::write(&src, harness(old, new)).map_err(|e| e.to_string())?;
+    gcc(&src, &exe, "address,undefined,float-cast-overflow")?;
+    Ok(exe)
+}
+
+/// `src` compiled by gcc into `exe` (`-O0`, the given sanitizers, which abort at the first
+/// report); `Err` carries gcc's first lines of complaint.
+fn gcc(src: &Path, exe: &Path, sanitize: &str) -> Result<(), String> {
     let o = run(
         Command::new("gcc")
-            .args([
-                "-std=gnu11",
-                "-O0",
-                "-w",
-                "-fsanitize=address,undefined,float-cast-overflow",
-                "-fno-sanitize-recover=all",
-                "-o",
-            ])
-            .arg(&exe)
-            .arg(&src)
+            .args(["-std=gnu11", "-O0", "-w"])
+            .arg(format!("-fsanitize={sanitize}"))
+            .args(["-fno-sanitize-recover=all", "-o"])
+            .arg(exe)
+            .arg(src)
             .arg("-lm"),
         b"",
         Duration::from_secs(60),
     )
     .map_err(|e| format!("cannot run gcc: {e}"))?;
     if o.status.is_some_and(|s| s.success()) {
-        Ok(exe)
+        Ok(())
     } else {
         Err(format!(
             "gcc failed on {}: {}",
@@ -450,26 +452,7 @@ pub fn recursive_helper_differs(
     let src = dir.join(format!("{name}_check.c"));
     let exe = dir.join(format!("{name}_check"));
     std::fs::write(&src, s).ok()?;
-    let built = run(
-        Command::new("gcc")
-            .args([
-                "-std=gnu11",
-                "-O0",
-                "-w",
-                "-fsanitize=undefined",
-                "-fno-sanitize-recover=all",
-                "-o",
-            ])
-            .arg(&exe)
-            .arg(&src)
-            .arg("-lm"),
-        b"",
-        Duration::from_secs(60),
-    )
-    .ok()?;
-    if !built.status.is_some_and(|s| s.success()) {
-        return None;
-    }
+    gcc(&src, &exe, "undefined").ok()?;
     let out = run(&mut Command::new(&exe), b"", Duration::from_secs(10)).ok()?;
     if out.killed || !out.status.is_some_and(|s| s.success()) {
         return None;
