@@ -393,6 +393,13 @@ pub fn terminating_functions(p: &GclProgram, wrap_signed: bool) -> HashSet<Strin
         })
         .map(|f| f.name.as_str())
         .collect();
+    // Calls to itself: where a ranking bounds how deep they nest (decided once per function).
+    let ranked: HashSet<&str> = p
+        .functions
+        .iter()
+        .filter(|f| super::recursion::recursion_terminates(f, wrap_signed).is_ok())
+        .map(|f| f.name.as_str())
+        .collect();
     let mut done: HashSet<String> = HashSet::new();
     loop {
         let before = done.len();
@@ -400,13 +407,15 @@ pub fn terminating_functions(p: &GclProgram, wrap_signed: bool) -> HashSet<Strin
             if done.contains(&f.name) || !loops_ok.contains(f.name.as_str()) {
                 continue;
             }
-            // Calls to itself: when a ranking bounds how deep they nest.
-            let ranked = super::recursion::recursion_terminates(f, wrap_signed).is_ok();
             let calls_ok = f.instrs.iter().all(|ins| match &ins.kind {
                 InstrKind::Call {
                     callee: Callee::Direct(n),
                     ..
-                } => !defined.contains(n.as_str()) || done.contains(n) || (*n == f.name && ranked),
+                } => {
+                    !defined.contains(n.as_str())
+                        || done.contains(n)
+                        || (*n == f.name && ranked.contains(n.as_str()))
+                }
                 InstrKind::Call { .. } => false,
                 _ => true,
             });

@@ -53,11 +53,7 @@ pub fn recursion_terminates(f: &GclFunction, wrap_signed: bool) -> Result<(), St
                     return false;
                 };
                 // Only locals assigned before the call say what it passes.
-                let before: HashMap<VarId, (i128, usize)> = offsets
-                    .iter()
-                    .filter(|(_, (_, w))| *w < at)
-                    .map(|(v, o)| (*v, *o))
-                    .collect();
+                let before = assigned_before(&offsets, at);
                 let Some(d) = args.get(k).and_then(|a| offset(a, p, &before)) else {
                     return false;
                 };
@@ -110,6 +106,18 @@ fn offsets_of(f: &GclFunction, p: VarId) -> HashMap<VarId, (i128, usize)> {
         }
     }
     out
+}
+
+/// The locals of `offsets` assigned before position `at`.
+fn assigned_before(
+    offsets: &HashMap<VarId, (i128, usize)>,
+    at: usize,
+) -> HashMap<VarId, (i128, usize)> {
+    offsets
+        .iter()
+        .filter(|(_, (_, w))| *w < at)
+        .map(|(v, o)| (*v, *o))
+        .collect()
 }
 
 /// `e` as `p + k`: `p`, a local of `offsets`, either plus or minus a constant.
@@ -258,11 +266,7 @@ fn compare(
         return None;
     };
     // Locals read by the test must be assigned before it.
-    let fresh: HashMap<VarId, (i128, usize)> = offsets
-        .iter()
-        .filter(|(_, (_, at))| *at < set)
-        .map(|(v, o)| (*v, *o))
-        .collect();
+    let fresh = assigned_before(offsets, set);
     let (k, c, op) = match (offset(a, p, &fresh), &b.kind, offset(b, p, &fresh), &a.kind) {
         (Some(k), ExprKind::Int(c), _, _) => (k, *c, *op),
         (_, _, Some(k), ExprKind::Int(c)) => (k, *c, op.swapped()?),
