@@ -177,7 +177,7 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<Poin
         different: vec![],
         omitted: 0,
     };
-    let Some(state) = a.states.get(d.pos).cloned().flatten() else {
+    let Some(state) = a.state(d.pos)?.cloned() else {
         return Ok(out);
     };
     // A huge state (e.g. `--canon none` with the cap lifted) is summarized first, so computing

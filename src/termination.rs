@@ -140,7 +140,7 @@ pub fn check(
 /// a state is not judged (the second half of a matched pair gets none of its own).
 fn never_runs(a: &Analysis, p: Pos, guard: &crate::gcl::Guard, b: &Budget) -> Result<bool> {
     use crate::analysis::Soft;
-    let Some(state) = a.states.get(p).and_then(|s| s.as_ref()) else {
+    let Some(state) = a.state(p)? else {
         return Ok(false);
     };
     for s in state {
@@ -160,7 +160,7 @@ fn agree(
     b: &Budget,
 ) -> Result<bool> {
     use crate::analysis::Soft;
-    let Some(state) = a.states.get(test).and_then(|s| s.as_ref()) else {
+    let Some(state) = a.state(test)? else {
         return Ok(true);
     };
     for s in state {
@@ -233,7 +233,7 @@ fn matched_call_pair(
     {
         return Ok(false);
     }
-    let Some(state) = a.states.get(p).and_then(|s| s.as_ref()) else {
+    let Some(state) = a.state(p)? else {
         return Ok(true);
     };
     for s in state {

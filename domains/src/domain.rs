@@ -14,7 +14,7 @@ use std::str::FromStr;
 
 use crate::expr::{self, Expr};
 use crate::linear::{constraints_to_text, ConstraintKind, Dim, LinConstraint, LinExpr};
-use crate::num::{Bound, Interval, Rat};
+use crate::num::Interval;
 use crate::{DomainError, Intervals, Octagons, Polyhedra, Result};
 
 /// A numeric abstract domain: a set of points of `Zⁿ`/`Qⁿ` described by
@@ -81,6 +81,13 @@ pub trait NumDomain: Clone + fmt::Debug {
 
     /// Least upper bound (convex hull / octagonal hull / box hull).
     fn join(&self, other: &Self) -> Result<Self>;
+
+    /// `self := self ⊔ other`, in place (the PPL backends then copy neither operand). On a
+    /// failure inside PPL the value is left at top.
+    fn join_assign(&mut self, other: &Self) -> Result<()> {
+        *self = self.join(other)?;
+        Ok(())
+    }
 
     /// Widening `self ∇ newer`, where `self` is the older iterate; the result
     /// contains both. Sequences `xᵢ₊₁ = xᵢ ∇ yᵢ` stabilise.
@@ -167,19 +174,7 @@ pub trait NumDomain: Clone + fmt::Debug {
     /// Whether every point satisfies `c` (e.g. `x0 - x1 = 0`); bottom
     /// entails everything. Decided from [`bounds`](Self::bounds).
     fn entails(&self, c: &LinConstraint) -> Result<bool> {
-        let b = self.bounds(&c.expr)?;
-        if b.is_empty() {
-            return Ok(true);
-        }
-        let zero = Bound::Finite(Rat::int(0));
-        Ok(match c.kind {
-            ConstraintKind::Eq => b.lower == zero && b.upper == zero,
-            ConstraintKind::Le => b.upper <= zero,
-            ConstraintKind::Lt => b.upper < zero,
-            ConstraintKind::Ge => b.lower >= zero,
-            ConstraintKind::Gt => b.lower > zero,
-            ConstraintKind::Ne => b.upper < zero || b.lower > zero,
-        })
+        Ok(self.bounds(&c.expr)?.satisfies(c.kind))
     }
 
     /// Existential projection onto `keep`: the result has `keep.len()`
@@ -475,6 +470,17 @@ impl NumDomain for AnyDomain {
     }
     fn join(&self, other: &Self) -> Result<Self> {
         pair!(self, other, (a, b) => a.join(b), wrap_value)
+    }
+    fn join_assign(&mut self, other: &Self) -> Result<()> {
+        match (self, other) {
+            (AnyDomain::Polyhedra(a), AnyDomain::Polyhedra(b)) => a.join_assign(b),
+            (AnyDomain::Octagon(a), AnyDomain::Octagon(b)) => a.join_assign(b),
+            (AnyDomain::Interval(a), AnyDomain::Interval(b)) => a.join_assign(b),
+            (a, b) => Err(DomainError::KindMismatch {
+                left: a.kind(),
+                right: b.kind(),
+            }),
+        }
     }
     fn widen(&self, newer: &Self) -> Result<Self> {
         pair!(self, newer, (a, b) => a.widen(b), wrap_value)

@@ -284,6 +284,21 @@ impl Interval {
         Interval::new(self.lower.min(o.lower), self.upper.max(o.upper))
     }
 
+    /// Whether every value `v` of the interval satisfies `v ⋈ 0` (`true` when it is empty).
+    pub fn satisfies(&self, kind: crate::linear::ConstraintKind) -> bool {
+        use crate::linear::ConstraintKind::*;
+        let zero = Bound::int(0);
+        self.is_empty()
+            || match kind {
+                Eq => self.lower == zero && self.upper == zero,
+                Le => self.upper <= zero,
+                Lt => self.upper < zero,
+                Ge => self.lower >= zero,
+                Gt => self.lower > zero,
+                Ne => self.upper < zero || self.lower > zero,
+            }
+    }
+
     /// Rounds the bounds inwards to integers: valid when the expression only
     /// takes integer values (integer coefficients over integer dimensions).
     pub fn round_to_integers(self) -> Interval {

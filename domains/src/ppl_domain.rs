@@ -348,6 +348,12 @@ impl<K: Kind> NumDomain for PplDomain<K> {
         Ok(r)
     }
 
+    fn join_assign(&mut self, other: &Self) -> Result<()> {
+        check_same(self.dims(), other.dims())?;
+        self.ints = self.merged_ints(other);
+        self.shape.join_assign(&other.shape)
+    }
+
     fn widen(&self, newer: &Self) -> Result<Self> {
         // PPL's widening wants its argument (the older value) included in
         // `*this`: widen against the join, which is what we mean anyway.
@@ -411,6 +417,52 @@ impl<K: Kind> NumDomain for PplDomain<K> {
             b.round_to_integers()
         } else {
             b
+        })
+    }
+
+    /// As the default (from the bounds of `c.expr`), but only the side `c` needs is computed,
+    /// and for `= 0` the second only when the first is 0: each side is a linear program, and
+    /// the analysis asks whether `x = x'` for every pair of corresponding locations of every
+    /// sub-state it groups, most of which differ.
+    fn entails(&self, c: &LinConstraint) -> Result<bool> {
+        check_expr(&c.expr, self.dims())?;
+        if self.shape.is_empty()? {
+            return Ok(true);
+        }
+        if c.expr.is_constant() {
+            return Ok(c.holds_at(&[]) == Some(true));
+        }
+        let (e, dims) = (&c.expr, self.dims());
+        let integral = self.is_integral(e);
+        let sup = || self.shape.sup(e, dims);
+        let inf = || self.shape.inf(e, dims);
+        // A fractional bound of an integer-valued expression may round past the other one
+        // (no integer point: everything is entailed), which needs both sides.
+        let frac = |b: Bound| integral && matches!(b, Bound::Finite(r) if !r.is_integer());
+        let zero = Bound::int(0);
+        // The default's decision from the bounds, rounded as `bounds` rounds them.
+        let decide = |lo: Bound, hi: Bound| {
+            let i = Interval::new(lo, hi);
+            if integral { i.round_to_integers() } else { i }.satisfies(c.kind)
+        };
+        Ok(match c.kind {
+            ConstraintKind::Le | ConstraintKind::Lt => {
+                let s = sup()?;
+                decide(if frac(s) { inf()? } else { Bound::NegInf }, s)
+            }
+            ConstraintKind::Ge | ConstraintKind::Gt => {
+                let i = inf()?;
+                decide(i, if frac(i) { sup()? } else { Bound::PosInf })
+            }
+            ConstraintKind::Eq => {
+                let s = sup()?;
+                if !frac(s) && s != zero {
+                    false
+                } else {
+                    decide(inf()?, s)
+                }
+            }
+            ConstraintKind::Ne => decide(inf()?, sup()?),
         })
     }
 

@@ -229,3 +229,30 @@ fn extreme_numbers_do_not_panic_and_stay_sound() {
         let _ = a.widen(&d.join(&a).unwrap()).unwrap();
     }
 }
+
+/// An integer-valued expression whose rational bounds lie strictly between two integers has no
+/// integer value: every constraint on it is entailed, whichever side the backend computes first
+/// (`x1 = 0`, `3·x0 = 2·x1 + 1` leaves only x0 = 1/3 among the rationals).
+#[test]
+fn entailment_sees_bounds_that_round_past_each_other() {
+    use ConstraintKind::*;
+    for kind in [
+        DomainKind::Polyhedra,
+        DomainKind::Octagon,
+        DomainKind::Interval,
+    ] {
+        let mut d = kind.top(2).unwrap();
+        d.meet_constraint(&cons(&[(1, 1)], 0, Eq)).unwrap();
+        d.meet_constraint(&cons(&[(3, 0), (-2, 1)], -1, Eq))
+            .unwrap();
+        if d.is_bottom().unwrap() {
+            continue; // a backend that tightens to integers first: nothing to decide
+        }
+        for k in [Le, Lt, Ge, Gt, Eq, Ne] {
+            for c in [-5, 5] {
+                let con = cons(&[(1, 0)], c, k);
+                assert!(d.entails(&con).unwrap(), "{kind}: {con:?} on {d:?}");
+            }
+        }
+    }
+}

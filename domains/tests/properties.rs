@@ -362,6 +362,17 @@ fn p_queries_sound(kind: DomainKind, s: &Spec, e: &LinExpr, c: &LinConstraint) -
             );
         }
     }
+    // … and exactly what the bounds of its expression decide (the PPL backends compute one
+    // side only where that suffices).
+    let bc = a.bounds(&c.expr).map_err(err)?;
+    let want = bc.satisfies(c.kind);
+    prop_assert_eq!(
+        a.entails(c).map_err(err)?,
+        want,
+        "entails {:?} with bounds {}",
+        c,
+        bc
+    );
     // Emptiness and integer points.
     if !pts.is_empty() {
         prop_assert!(

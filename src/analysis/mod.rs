@@ -77,7 +77,10 @@ use analyzer::Analyzer;
 pub struct Analysis {
     pub dims: Dims,
     pub semantics: Semantics,
-    pub states: IdVec<Pos, Option<State>>,
+    /// The fixpoint before each position (`None`: not reached); see [`Analysis::state`].
+    states: IdVec<Pos, Option<State>>,
+    /// Positions whose state was not kept (only the transfer needed it).
+    transient: Vec<bool>,
     /// Corresponding pairs as dimension pairs (both tracked).
     pub dim_pairs: Vec<(Dim, Dim)>,
     pub stats: Stats,
@@ -85,6 +88,20 @@ pub struct Analysis {
     /// Whether recursive calls of the analysed function were summarized by induction
     /// ([`congruence::recursion_summary`]): termination then needs every one of them matched.
     pub recursion_summary: bool,
+}
+
+impl Analysis {
+    /// The fixpoint before `p` (`None`: no execution reaches it). Asking for a position whose
+    /// state the analysis did not keep is an internal error, never an unreached position.
+    pub fn state(&self, p: Pos) -> Result<Option<&State>> {
+        if self.transient.get(p.index()).copied().unwrap_or(false) {
+            return Err(crate::diag::Error::internal(format!(
+                "the analysis kept no state at position {}",
+                p.index()
+            )));
+        }
+        Ok(self.states.get(p).and_then(|s| s.as_ref()))
+    }
 }
 
 /// Analyse `c` under `opts`, within `budget` (a deadline and a memory bound: past either, the
@@ -101,6 +118,7 @@ pub fn analyze(c: &Correlated, opts: &Options, budget: &Budget) -> Result<Analys
         semantics: a.semantics(),
         dims: a.dims,
         states: IdVec::from_vec(a.states),
+        transient: a.transient,
         dim_pairs: a.dim_pairs,
         stats: a.stats,
         notes: a.notes,

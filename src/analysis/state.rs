@@ -68,14 +68,29 @@ pub fn reconcile(a: &mut AnyDomain, b: &mut AnyDomain) -> Result<()> {
     short.add_dims(n, true).map_err(derr)
 }
 
-/// `a ⊔ b` after [`reconcile`].
-fn join_fit(a: &AnyDomain, b: &AnyDomain, budget: &Budget) -> Result<AnyDomain> {
+/// `a := a ⊔ b` after [`reconcile`], in place: the canonizations join many sub-states into
+/// one, and a copy and a deletion of a polyhedron per join cost more than the hull itself.
+fn join_into(a: &mut AnyDomain, b: &AnyDomain, budget: &Budget) -> Result<()> {
     if a.dims() == b.dims() {
-        return a.s_join(b, budget);
+        return a.s_join_assign(b, budget);
     }
-    let (mut x, mut y) = (a.clone(), b.clone());
-    reconcile(&mut x, &mut y)?;
-    x.s_join(&y, budget)
+    let mut y = b.clone();
+    reconcile(a, &mut y)?;
+    a.s_join_assign(&y, budget)
+}
+
+/// One sub-state for two that share a key: the hull of the values, the guards both know, the
+/// memories and definitions joined.
+fn merge(g: Sub, s: Sub, b: &Budget) -> Result<Sub> {
+    let mut data = g.data;
+    join_into(&mut data, &s.data, b)?;
+    Ok(Sub {
+        ctx: ctx_meet(&g.ctx, &s.ctx),
+        data,
+        mem: g.mem.join(&s.mem),
+        wrapped: g.wrapped.intersection(s.wrapped),
+        defs: g.defs.join(&s.defs),
+    })
 }
 
 /// Guards with the same known value in both contexts.
@@ -162,17 +177,7 @@ pub fn canonize(
                 groups.insert(k, s);
             }
             Some(g) => {
-                let data = join_fit(&g.data, &s.data, b)?;
-                groups.insert(
-                    k,
-                    Sub {
-                        ctx: ctx_meet(&g.ctx, &s.ctx),
-                        data,
-                        mem: g.mem.join(&s.mem),
-                        wrapped: g.wrapped.intersection(s.wrapped),
-                        defs: g.defs.join(&s.defs),
-                    },
-                );
+                groups.insert(k, merge(g, s, b)?);
             }
         }
     }
@@ -226,13 +231,7 @@ pub fn canonize_bounded(
         let k = key_with(&s, chosen, equiv, kept);
         let merged = match groups.remove(&k) {
             None => s,
-            Some(g) => Sub {
-                data: join_fit(&g.data, &s.data, b)?,
-                ctx: ctx_meet(&g.ctx, &s.ctx),
-                mem: g.mem.join(&s.mem),
-                wrapped: g.wrapped.intersection(s.wrapped),
-                defs: g.defs.join(&s.defs),
-            },
+            Some(g) => merge(g, s, b)?,
         };
         groups.insert(k, merged);
     }
@@ -293,9 +292,9 @@ pub fn widen(
         let k = key(&s, canon, pairs, kept, b)?;
         let merged = match by_key.get(&k) {
             Some(o) => {
-                let j = join_fit(&o.data, &s.data, b)?;
+                let mut newer = o.data.clone();
+                join_into(&mut newer, &s.data, b)?;
                 let mut older = o.data.clone();
-                let mut newer = j;
                 reconcile(&mut older, &mut newer)?;
                 let w = older.s_widen(&newer, b)?;
                 Sub {
@@ -310,17 +309,7 @@ pub fn widen(
         };
         match out.remove(&k) {
             Some(prev) => {
-                let data = join_fit(&prev.data, &merged.data, b)?;
-                out.insert(
-                    k,
-                    Sub {
-                        ctx: ctx_meet(&prev.ctx, &merged.ctx),
-                        data,
-                        mem: prev.mem.join(&merged.mem),
-                        wrapped: prev.wrapped.intersection(merged.wrapped),
-                        defs: prev.defs.join(&merged.defs),
-                    },
-                );
+                out.insert(k, merge(prev, merged, b)?);
             }
             None => {
                 out.insert(k, merged);
@@ -339,7 +328,7 @@ pub fn widen(
 /// reports an error, the result is replaced by a sound over-approximation: top for values,
 /// "not known" for questions. Other errors (programming errors) still surface.
 pub trait Soft: Sized {
-    fn s_join(&self, o: &Self, b: &Budget) -> Result<Self>;
+    fn s_join_assign(&mut self, o: &Self, b: &Budget) -> Result<()>;
     fn s_widen(&self, newer: &Self, b: &Budget) -> Result<Self>;
     fn s_leq(&self, o: &Self, b: &Budget) -> Result<bool>;
     fn s_is_bottom(&self, b: &Budget) -> Result<bool>;
@@ -400,12 +389,16 @@ fn soft<T>(
 }
 
 impl Soft for AnyDomain {
-    fn s_join(&self, o: &Self, b: &Budget) -> Result<Self> {
-        soft(
-            || self.join(o),
-            || self.top_like(self.dims()).map_err(derr),
-            b,
-        )
+    fn s_join_assign(&mut self, o: &Self, b: &Budget) -> Result<()> {
+        b.check()?;
+        match self.join_assign(o) {
+            Ok(()) => Ok(()),
+            Err(e) if recoverable(&e) => {
+                *self = self.top_like(self.dims()).map_err(derr)?;
+                Ok(())
+            }
+            Err(e) => Err(derr(e)),
+        }
     }
     fn s_widen(&self, newer: &Self, b: &Budget) -> Result<Self> {
         soft(
