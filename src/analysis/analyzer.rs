@@ -413,13 +413,7 @@ impl<'a> Analyzer<'a> {
                 && self.effect_points.contains(&p)
                 && kept.len() > EFFECT_SUBSTATES
             {
-                let mut guards = self.kept_guards.clone();
-                let ends = if self.pairs_at.contains(&p) { p + 1 } else { p };
-                for i in p..=ends.min(self.f.instrs.len() - 1) {
-                    guards.extend(self.f.instrs[i].guard.0.iter().map(|l| l.guard));
-                }
-                guards.sort();
-                guards.dedup();
+                let guards = self.guards_here(p);
                 state::canonize(kept, Canon::JoinEquiv, pairs, &guards, self.budget)?
             } else {
                 kept
@@ -429,18 +423,40 @@ impl<'a> Analyzer<'a> {
         };
         if s.len() > self.opts.max_substates {
             // Coarsest last: sub-states that agree on the live guards and the equivalences
-            // first (what a guard selects stays exact), then on the equivalences alone.
+            // first (what a guard selects stays exact); then on the equivalences and the guards
+            // of the instruction about to run (joining sub-states where it runs with ones where
+            // it does not makes its write weak, in each version on its own: a matched
+            // `e := d`, `e' := d'` under `g`, `g'` then loses `e = e'`); then on the
+            // equivalences alone.
             self.stats.forced_canonizations += 1;
+            let here = self.guards_here(p);
             s = state::canonize_bounded(
                 s,
-                &[Canon::None, Canon::JoinEquiv, Canon::JoinAll],
+                &[
+                    (Canon::None, &self.kept_guards),
+                    (Canon::JoinEquiv, &here),
+                    (Canon::JoinEquiv, &self.kept_guards),
+                    (Canon::JoinAll, &self.kept_guards),
+                ],
                 self.opts.max_substates,
                 pairs,
-                &self.kept_guards,
                 self.budget,
             )?;
         }
         Ok(s)
+    }
+
+    /// The guards Join-Equiv keeps apart at `p`: the return flags and the guards of the
+    /// instruction at `p` (and of its partner when `p` starts a matched pair).
+    fn guards_here(&self, p: usize) -> Vec<GuardId> {
+        let mut guards = self.kept_guards.clone();
+        let ends = if self.pairs_at.contains(&p) { p + 1 } else { p };
+        for i in p..=ends.min(self.f.instrs.len().saturating_sub(1)) {
+            guards.extend(self.f.instrs[i].guard.0.iter().map(|l| l.guard));
+        }
+        guards.sort();
+        guards.dedup();
+        guards
     }
 
     /// Record the state flowing along `from → to`; returns whether `to` must be (re)processed.

@@ -189,18 +189,18 @@ pub fn canonize(
 /// tried. Grouping the sub-states by a coarser key directly gives what canonizing by a finer
 /// one first and then by the coarser would: the sub-states a finer group joins share every
 /// part of the coarser key, and so does their join.
+/// Each level names the guards Join-Equiv keeps apart besides the equivalences.
 pub fn canonize_bounded(
     state: State,
-    levels: &[Canon],
+    levels: &[(Canon, &[GuardId])],
     max: usize,
     pairs: &[(Dim, Dim)],
-    kept: &[GuardId],
     b: &Budget,
 ) -> Result<State> {
     let mut subs = Vec::with_capacity(state.len());
     let needs_equiv = levels
         .iter()
-        .any(|c| matches!(c, Canon::None | Canon::JoinEquiv));
+        .any(|(c, _)| matches!(c, Canon::None | Canon::JoinEquiv));
     for s in state {
         if s.data.s_is_bottom(b)? {
             continue;
@@ -215,10 +215,10 @@ pub fn canonize_bounded(
     let Some(&last) = levels.last() else {
         return Ok(subs.into_iter().map(|x| x.1).collect());
     };
-    let chosen = levels
+    let (chosen, kept) = levels
         .iter()
         .copied()
-        .find(|&c| {
+        .find(|&(c, kept)| {
             let keys: std::collections::BTreeSet<Key> = subs
                 .iter()
                 .map(|(e, s)| key_with(s, c, e.clone(), kept))

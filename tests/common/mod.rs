@@ -4,6 +4,8 @@
 //!   test instead of blocking CI.
 //! * [`git`]: a git command in a test repository, with a committer of its own.
 //! * [`sarif_problems`]: the errors and warnings Microsoft's SARIF validator finds in logs.
+//! * [`verdict_of`] and [`claims_no_difference`]: a pair's verdict through the library, and
+//!   whether it claims the versions do not differ.
 //! * The native oracle of `differential_cc.rs`: scalar parameter types ([`Ty`]), a fixed-seed input
 //!   generator ([`gen_inputs`]) that gives each input both as dizy C-literal arguments and as the
 //!   already-converted value the C harness reads, the harness generator ([`harness_source`]), the
@@ -916,4 +918,11 @@ pub fn run_c_lines(dir: &Path, name: &str, src: &str, body: &str) -> Vec<String>
         .lines()
         .map(str::to_string)
         .collect()
+}
+
+/// Whether `v` claims that the versions do not differ (proved, unchanged or partially
+/// equivalent): what a differing pair must never get.
+pub fn claims_no_difference(v: dizy::diff::Verdict) -> bool {
+    use dizy::diff::Verdict::*;
+    matches!(v, Equivalent | Unchanged | PartiallyEquivalent)
 }
