@@ -14,8 +14,10 @@ use crate::diag::{Error, Result, Stop};
 use crate::resources::ChildLimits;
 
 /// Default PPL work budget per operation: well above what ordinary states need, far below a
-/// blow-up.
-pub const DEFAULT_OP_BUDGET: u64 = 50_000_000;
+/// blow-up. (Half of this was too little for an assignment `l &= 0xFC000000L` over a state with
+/// a few dozen floating-point dimensions: it fell back to forgetting `l`, and EqBench's
+/// `sine/mysin/Eq` lost `l = l'`.)
+pub const DEFAULT_OP_BUDGET: u64 = 100_000_000;
 
 /// Every bound of a run.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
