@@ -19,9 +19,14 @@ use crate::linear::{Dim, LinConstraint, LinExpr};
 use crate::num::{Bound, Rat};
 use crate::Result;
 
-/// Combined size of the two operands above which polyhedra are widened
-/// with H79 rather than BHRZ03 (see [`Shape::widen_assign`]).
-const BHRZ03_MAX_BYTES: usize = 2 << 20;
+/// Estimated size of the rays BHRZ03's evolving-points step builds, above
+/// which polyhedra are widened with H79 rather than BHRZ03 (see
+/// [`Shape::widen_assign`]).
+const BHRZ03_MAX_BYTES: usize = 64 << 20;
+
+/// Bytes PPL takes per coefficient of a generator row (a GMP integer of one
+/// limb), used to turn an operand's size into a number of generators.
+const BYTES_PER_COEFFICIENT: usize = 16;
 
 /// An owned PPL object of kind `K`. Dimension indices passed to its methods
 /// must be checked by the caller (out-of-range ones make PPL report an
@@ -265,9 +270,11 @@ impl<K: Kind> Shape<K> {
     /// BHRZ03's evolving-points step builds a ray for each pair of points of
     /// the two operands and PPL's work budget does not interrupt it: on two
     /// polyhedra of a few MB (thousands of vertices) it ran for 30 s past
-    /// `--timeout` and reached 5 GB. Above [`BHRZ03_MAX_BYTES`] the coarser
-    /// H79 widening (constraints of `older` that `self` satisfies), whose
-    /// conversions the budget does bound, is used instead.
+    /// `--timeout` and reached 5 GB, and on two of 0.6 MB each it took 1.1 s,
+    /// a run's whole remaining time. When those rays would take more than
+    /// [`BHRZ03_MAX_BYTES`] the coarser H79 widening (constraints of `older`
+    /// that `self` satisfies), whose conversions the budget does bound, is
+    /// used instead.
     pub fn widen_assign(&mut self, older: &Self) -> Result<()> {
         let _g = lock()?;
         let coarse = self.too_big_for_bhrz03(older)?;
@@ -285,14 +292,17 @@ impl<K: Kind> Shape<K> {
         Ok(())
     }
 
-    /// True for polyhedra whose generators (which BHRZ03 needs and computes
-    /// anyway; here under the budget) take more than [`BHRZ03_MAX_BYTES`]
-    /// together. Lock held by the caller.
+    /// True when the pairwise rays of the two operands' generators (which
+    /// BHRZ03 needs and computes anyway; here under the budget) would take
+    /// more than [`BHRZ03_MAX_BYTES`]: `g1 · g2` rows of `d + 2` coefficients,
+    /// each operand's generator count estimated from its size in bytes.
+    /// Lock held by the caller.
     fn too_big_for_bhrz03(&self, older: &Self) -> Result<bool> {
         if K::OCTAGONAL {
             return Ok(false);
         }
-        let mut total = 0usize;
+        let row = BYTES_PER_COEFFICIENT * (self.dims.get() + 2);
+        let mut rays = 1usize;
         for p in [self, older] {
             let mut gs: ffi::ppl_const_Generator_System_t = ptr::null();
             let mut n = 0usize;
@@ -313,9 +323,9 @@ impl<K: Kind> Shape<K> {
                     &mut n,
                 )
             })?;
-            total = total.saturating_add(n);
+            rays = rays.saturating_mul(n / row + 1);
         }
-        Ok(total > BHRZ03_MAX_BYTES)
+        Ok(rays.saturating_mul(row) > BHRZ03_MAX_BYTES)
     }
 
     /// Widening that keeps those of the (non-strict) `thresholds` that
