@@ -275,3 +275,54 @@ fn a_file_function_with_a_library_name_is_not_the_library() {
     let v = analysis_verdict(old, new, true);
     assert_eq!(v, Verdict::PossiblyDifferent);
 }
+
+/// Two matched calls of one external function on equal arguments have equal effects (the
+/// report's assumption): a global that was equal before them is equal after, so a change that
+/// only adds dead code after such a call (here `isprint`, which glibc's `<ctype.h>` turns into a
+/// call of `__ctype_b_loc` and a table read, as in coreutils' `char_to_clump`) is proved.
+#[test]
+fn globals_equal_before_a_matched_external_call_stay_equal() {
+    for head in ["#include <ctype.h>\n", "int isprint(int);\n"] {
+        let body = |extra: &str| {
+            format!("{head}int g;\nint f(char c) {{ unsigned char uc = c; int w; if (!isprint(uc)) w = 4; else w = 1; {extra}g += w; return w; }}\n")
+        };
+        let (old, new) = (body(""), body("if (w < 0 && g == 0) return 0; "));
+        assert_eq!(
+            analysis_verdict(&old, &new, false),
+            Verdict::Equivalent,
+            "{head}"
+        );
+    }
+}
+
+/// The same calls after the versions wrote different values to the global: the callee need not
+/// write it, so the difference may survive the calls and nothing is proved.
+#[test]
+fn globals_unequal_before_a_matched_external_call_may_stay_unequal() {
+    let body = |k: i32| {
+        format!("int h(int);\nint g;\nint f(int x) {{ g = {k}; int r = h(x); return g + r; }}\n")
+    };
+    assert_eq!(
+        analysis_verdict(&body(1), &body(2), false),
+        Verdict::PossiblyDifferent
+    );
+}
+
+/// Matched stores of equal values at equal addresses keep the globals that were equal equal
+/// (both versions write the same bytes of the same memory); stores at different addresses do
+/// not (`buf + 1` may be `&pos` in one version only).
+#[test]
+fn globals_across_matched_and_unmatched_stores_through_pointers() {
+    let body = |store: &str, extra: &str| {
+        format!("static char *buf;\nstatic int pos;\nint f(char c) {{ {store} = c; {extra}pos += 1; return pos; }}\n")
+    };
+    let dead = "if (pos < -5 && pos > 5) return 0; ";
+    assert_eq!(
+        analysis_verdict(&body("*buf", ""), &body("*buf", dead), false),
+        Verdict::Equivalent
+    );
+    assert_eq!(
+        analysis_verdict(&body("buf[0]", ""), &body("buf[1]", dead), false),
+        Verdict::PossiblyDifferent
+    );
+}

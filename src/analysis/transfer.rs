@@ -114,8 +114,15 @@ impl Analyzer<'_> {
             };
             // Both wrote the same thing to equal memories: they stay equal.
             let restore = congruent && s.mem.agrees() && self.writes_alike(p);
+            let kept = match congruent && self.writes_alike(p) {
+                true => self.effects_kept(&s)?,
+                false => vec![],
+            };
             let (after_old, _) = self.transfer(p, vec![s])?;
             let (mut after_new, _) = self.transfer(p + 1, after_old)?;
+            for r in after_new.iter_mut() {
+                self.equate(r, &kept)?;
+            }
             if restore {
                 for r in after_new.iter_mut() {
                     self.mem_pair_done(r, true);
@@ -176,6 +183,33 @@ impl Analyzer<'_> {
                 }
             }
             out.extend(after_new);
+        }
+        Ok(out)
+    }
+
+    /// For a congruent pair at `p`, `p + 1` that writes alike (two calls of one external
+    /// function on equal arguments, two stores of equal values at equal addresses): the paired
+    /// globals that are equal before it. Each version forgets the globals it may write, but
+    /// both write the same thing to the same place of equal memories (globals are the same
+    /// objects in both, see the memory assumption; an unknown function called with equal
+    /// arguments has equal effects), so such a pair is equal afterwards too; a pair that
+    /// differs before may still differ (nothing need write it). Address-taken locals are left
+    /// out: frames are not shared, so one store may hit the old local and miss the new one.
+    fn effects_kept(&self, s: &Sub) -> Result<Vec<(Dim, Dim)>> {
+        let (old, new) = (&self.globals_old, &self.globals_new);
+        let mut out = vec![];
+        for &(a, b) in &self.dim_pairs {
+            if !(old.contains(&a) && new.contains(&b)) {
+                continue;
+            }
+            let Some(diff) = LinExpr::var(a).checked_sub(&LinExpr::var(b)) else {
+                continue;
+            };
+            if s.data
+                .s_entails(&LinConstraint::new(diff, ConstraintKind::Eq), self.budget)?
+            {
+                out.push((a, b));
+            }
         }
         Ok(out)
     }
