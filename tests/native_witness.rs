@@ -255,3 +255,17 @@ fn formatted_output_and_mathematics_are_confirmed() {
     let f = only_function(&dizy_json(&o, &n, &["--validate", "native"])).clone();
     assert!(natively_validated(&f), "{f:#}");
 }
+
+/// `<ctype.h>`: glibc's macros read a locale table, which dizy sees as the library functions
+/// they stand for; the interpreter's "C" locale must give glibc's exact values (the class bit,
+/// not 1), or native validation refutes the witness. DEL (127) is not printable.
+#[test]
+fn character_classes_are_confirmed() {
+    let (_d, o, n) = pair(
+        "#include <ctype.h>\nint f(int c)\n{\n    if (c < 0 || c > 255)\n        return -1;\n    return isprint(c) + toupper(c);\n}\n",
+        "#include <ctype.h>\nint f(int c)\n{\n    if (c < 0 || c > 255)\n        return -1;\n    return (c >= 32 && c <= 127 ? 16384 : 0) + toupper(c);\n}\n",
+    );
+    let f = only_function(&dizy_json(&o, &n, &["--validate", "native"])).clone();
+    assert!(natively_validated(&f), "{f:#}");
+    assert_eq!(f["witness"]["inputs"]["c"], "127", "{f:#}");
+}

@@ -80,7 +80,12 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
             )
         })?;
         cmd.arg("-E")
-            .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")));
+            .arg(format!("-std={}", opts.std.as_deref().unwrap_or("gnu11")))
+            // glibc's `<ctype.h>` otherwise turns `isprint(c)` into a read of the table that
+            // `__ctype_b_loc()` returns, which neither the analysis (a pure function of `c`)
+            // nor the interpreter (the "C" locale's classes) can see as what it is; the
+            // functions compute the same values. A `-U__NO_CTYPE` of the user comes later.
+            .arg("-D__NO_CTYPE");
         for d in &opts.quote_dirs {
             cmd.arg("-iquote").arg(d);
         }

@@ -357,6 +357,14 @@ impl<'a> Interp<'a> {
         if let Some(r) = super::libm::call(name, &vals) {
             return r.or_else(|msg| self.unsupported(msg));
         }
+        if super::ctype::knows(name) {
+            want(1)?;
+            let c = norm(int(0), 32, true);
+            return match super::ctype::call(name, c) {
+                Ok(v) => Ok((Value::Int(v), CType::INT)),
+                Err(msg) => self.ub(msg),
+            };
+        }
         let void_ptr = CType::Ptr(Box::new(CType::Void));
         match name {
             "abs" | "labs" | "llabs" => {
