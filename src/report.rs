@@ -126,6 +126,18 @@ fn behaviour_json(b: &Behaviour) -> Json {
 }
 
 /// `x = 1, y = 2`, or `(no inputs)`.
+/// A witness's inputs as text: its parameters, then the globals it sets (if any).
+fn witness_inputs_text(w: &Witness) -> String {
+    match w.global_inputs.is_empty() {
+        true => inputs_text(&w.inputs),
+        false => format!(
+            "{}; globals set before the call: {}",
+            inputs_text(&w.inputs),
+            inputs_text(&w.global_inputs)
+        ),
+    }
+}
+
 fn inputs_text(inputs: &crate::witness::Inputs) -> String {
     if inputs.is_empty() {
         return "(no inputs)".to_string();
@@ -167,6 +179,7 @@ fn witness_json(w: &Witness) -> Json {
     json!({
         "memory_inputs": memory_inputs_json(w),
         "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
+        "global_inputs": Json::Object(w.global_inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "old": behaviour_json(&w.old),
         "new": behaviour_json(&w.new),
         "validated_by": w.validated_by,
@@ -228,7 +241,7 @@ fn client_text(f: &FunctionReport) -> Option<String> {
         (Verdict::Different, Some(w)) => {
             format!(
                 "the change is observable through {name}, witness: {} (old {}, new {})",
-                inputs_text(&w.inputs),
+                witness_inputs_text(w),
                 behaviour_against(&w.old, Some(&w.new)),
                 behaviour_against(&w.new, Some(&w.old))
             )
@@ -394,7 +407,7 @@ fn witness_heading(w: &Witness) -> String {
         "witness ({}, validated by the {}): {}",
         w.strategy,
         w.validated_by,
-        inputs_text(&w.inputs)
+        witness_inputs_text(w)
     )
 }
 

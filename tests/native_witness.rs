@@ -269,3 +269,39 @@ fn character_classes_are_confirmed() {
     assert!(natively_validated(&f), "{f:#}");
     assert_eq!(f["witness"]["inputs"]["c"], "127", "{f:#}");
 }
+
+/// A difference that needs the program's state: `buf` must point to a buffer and `pos` be 0
+/// (coreutils pr.c's `char_to_clump` 6.10 → 6.11 in small). The witness sets those globals
+/// before the call; the harness sets them the same way and confirms it. A global no code
+/// writes keeps its initializer in every run, so it is never set: with `init` gone, `buf` is
+/// always null and no witness may claim otherwise.
+#[test]
+fn witnesses_set_globals_the_function_depends_on() {
+    let body = |init: &str, tail: &str| {
+        format!("#include <ctype.h>\nstatic char *buf;\nstatic int pos;\nstatic int esc;\n{init}int f(char c)\n{{\n    unsigned char uc = c;\n    char *s = buf;\n    int w, chars;\n    if (!isprint(uc) && c == '\\b' && !esc) {{ w = -1; chars = 1; *s = c; }} else {{ w = 1; chars = 1; *s = c; }}\n    {tail}\n    return chars;\n}}\n")
+    };
+    let old_tail = "pos += w;";
+    let new_tail = "if (w < 0 && pos == 0) { chars = 0; pos = 0; } else pos += w;";
+    let init = "void init(char *b) { buf = b; }\n";
+    let (_d, o, n) = pair(&body(init, old_tail), &body(init, new_tail));
+    let r = dizy_json(&o, &n, &["--validate", "native", "--function", "f"]);
+    let f = only_function(&r).clone();
+    assert!(natively_validated(&f), "{f:#}");
+    let w = &f["witness"];
+    assert_eq!(w["inputs"]["c"], "8", "{f:#}");
+    assert_eq!(w["global_inputs"]["pos"], "0", "{f:#}");
+    assert!(w["global_inputs"]["buf"].is_string(), "{f:#}");
+    let (_d, o, n) = pair(&body("", old_tail), &body("", new_tail));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
+    cmd.arg("diff").arg(&o).arg(&n).args(["--format", "json"]);
+    let out = common::run_with_timeout(&mut cmd, None, Duration::from_secs(300));
+    let r: Json = serde_json::from_str(&out.stdout).expect("json");
+    let f = only_function(&r);
+    assert!(
+        f["witness"].is_null()
+            || f["witness"]["global_inputs"]
+                .as_object()
+                .is_some_and(|g| !g.contains_key("buf")),
+        "{f:#}"
+    );
+}

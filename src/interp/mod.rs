@@ -200,8 +200,11 @@ pub struct Interp<'a> {
     /// When set, the branch outcomes of the called function's own frame: (instruction, guard
     /// true), at most this many ([`Interp::call_traced`]).
     trace: Option<(Vec<(u32, bool)>, usize)>,
-    /// Memory object of each [`Arg::Buffer`] of the last top-level call, by argument index.
+    /// Memory object of each [`Arg::Buffer`] of the last top-level call, by argument index
+    /// (the globals of [`Interp::with_global_inputs`] numbered after the parameters).
     inputs: Vec<(usize, u32)>,
+    /// Values the next top-level call gives globals before it starts, by name.
+    global_inputs: Vec<(String, Arg)>,
 }
 
 impl<'a> Interp<'a> {
@@ -227,6 +230,7 @@ impl<'a> Interp<'a> {
             observed_entry: Vec::new(),
             trace: None,
             inputs: Vec::new(),
+            global_inputs: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -408,6 +412,13 @@ impl<'a> Interp<'a> {
         (r, edges)
     }
 
+    /// Give the named globals these values (a buffer for a pointer) at the start of the next
+    /// top-level call, after their initializers: a witness's state of the program.
+    pub fn with_global_inputs(mut self, globals: Vec<(String, Arg)>) -> Self {
+        self.global_inputs = globals;
+        self
+    }
+
     /// Call `func` with `args` (converted to the parameter types as by assignment).
     pub fn call(&mut self, func: &str, args: &[Value]) -> Result<RunOutcome, RunError> {
         let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
@@ -440,55 +451,25 @@ impl<'a> Interp<'a> {
         let mut argv = Vec::with_capacity(args.len());
         for (k, (a, p)) in args.iter().zip(params).enumerate() {
             let info = gf.func.var(*p);
-            let ty = info.ty.clone();
             self.line = gf.func.line.0;
-            let bad = |what: &str| {
-                Err(RunError::BadArgs(format!(
-                    "parameter `{}` {what}",
-                    info.name
-                )))
+            let what = format!("parameter `{}`", info.name);
+            argv.push(self.input_data(k, a, &info.ty, &what)?);
+        }
+        for (j, (name, a)) in std::mem::take(&mut self.global_inputs).iter().enumerate() {
+            let Some(gi) = prog.program.globals.iter().position(|g| g.name == *name) else {
+                return Err(RunError::BadArgs(format!("no global named `{name}`")));
             };
-            let data = match a {
-                Arg::Scalar(v) if ty.is_scalar() => Data::Scalar(
-                    self.convert(*v, &ty)
-                        .map_err(|e| RunError::BadArgs(e.to_string()))?,
-                ),
-                Arg::Scalar(_) => {
-                    return bad("is not a scalar; it cannot be given on the command line")
-                }
-                Arg::Aggregate(bytes)
-                    if !ty.is_scalar() && bytes.len() as u64 == self.size_of(&ty) =>
-                {
-                    Data::Agg(bytes.clone(), vec![true; bytes.len()])
-                }
-                Arg::Aggregate(_) => return bad("is not an aggregate of that size"),
-                Arg::Buffer(bytes) | Arg::Misaligned(bytes, _) if ty.is_pointer() => {
-                    let start = match a {
-                        Arg::Misaligned(_, o) if *o < 16 => u64::from(*o),
-                        Arg::Misaligned(..) => return bad("is misaligned by 16 bytes or more"),
-                        _ => 0,
-                    };
-                    let id = self
-                        .mem
-                        .alloc_at(Desc::Input(k as u32), bytes.len() as u64, start, true)
-                        .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
-                    if let Some(o) = self.mem.obj_mut(id) {
-                        o.bytes[start as usize..].copy_from_slice(bytes);
-                        o.escaped = true;
-                    }
-                    self.inputs.push((k, id));
-                    Data::Scalar(Value::Int(i128::from(encode(id, start))))
-                }
-                Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
-                Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
-                    Some(&(_, id)) if ty.is_pointer() => {
-                        let start = self.mem.extent(id).map_or(0, |(_, start)| start);
-                        Data::Scalar(Value::Int(i128::from(encode(id, start))))
-                    }
-                    _ => return bad("aliases an argument that is not an earlier buffer"),
-                },
-            };
-            argv.push(data);
+            let ty = prog.program.globals[gi].ty.clone();
+            let addr = encode(self.globals[gi], 0);
+            match self.input_data(params.len() + j, a, &ty, &format!("global `{name}`"))? {
+                Data::Scalar(v) => self
+                    .store(addr, &ty, v)
+                    .map_err(|e| RunError::BadArgs(e.to_string()))?,
+                Data::Agg(b, i) => self
+                    .mem
+                    .write(addr, &b, &i)
+                    .map_err(|e| RunError::BadArgs(format!("{e:?}")))?,
+            }
         }
         // Expression evaluation recurses: run where THREAD_STACK bytes of stack are left
         // (the pipeline's threads have more), else on a fresh stack segment of that size. No
@@ -503,6 +484,52 @@ impl<'a> Interp<'a> {
                 line: self.line,
             }),
         }
+    }
+
+    /// The value a top-level call passes for input `k` of type `ty` (`what` names it in errors):
+    /// a buffer argument is allocated here, numbered `k` for [`Target::Input`].
+    fn input_data(&mut self, k: usize, a: &Arg, ty: &CType, what: &str) -> Result<Data, RunError> {
+        let ty = ty.clone();
+        let bad = |m: &str| Err(RunError::BadArgs(format!("{what} {m}")));
+        let data = match a {
+            Arg::Scalar(v) if ty.is_scalar() => Data::Scalar(
+                self.convert(*v, &ty)
+                    .map_err(|e| RunError::BadArgs(e.to_string()))?,
+            ),
+            Arg::Scalar(_) => {
+                return bad("is not a scalar; it cannot be given on the command line")
+            }
+            Arg::Aggregate(bytes) if !ty.is_scalar() && bytes.len() as u64 == self.size_of(&ty) => {
+                Data::Agg(bytes.clone(), vec![true; bytes.len()])
+            }
+            Arg::Aggregate(_) => return bad("is not an aggregate of that size"),
+            Arg::Buffer(bytes) | Arg::Misaligned(bytes, _) if ty.is_pointer() => {
+                let start = match a {
+                    Arg::Misaligned(_, o) if *o < 16 => u64::from(*o),
+                    Arg::Misaligned(..) => return bad("is misaligned by 16 bytes or more"),
+                    _ => 0,
+                };
+                let id = self
+                    .mem
+                    .alloc_at(Desc::Input(k as u32), bytes.len() as u64, start, true)
+                    .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
+                if let Some(o) = self.mem.obj_mut(id) {
+                    o.bytes[start as usize..].copy_from_slice(bytes);
+                    o.escaped = true;
+                }
+                self.inputs.push((k, id));
+                Data::Scalar(Value::Int(i128::from(encode(id, start))))
+            }
+            Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
+            Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
+                Some(&(_, id)) if ty.is_pointer() => {
+                    let start = self.mem.extent(id).map_or(0, |(_, start)| start);
+                    Data::Scalar(Value::Int(i128::from(encode(id, start))))
+                }
+                _ => return bad("aliases an argument that is not an earlier buffer"),
+            },
+        };
+        Ok(data)
     }
 
     fn run_top(&mut self, fi: usize, argv: Vec<Data>) -> Result<RunOutcome, RunError> {

@@ -12,7 +12,8 @@
 use serde_json::{json, Map, Value as Json};
 
 use super::{
-    behaviour_against, config_change_json, function_details, function_json, inputs_text, lines_at,
+    behaviour_against, config_change_json, function_details, function_json, lines_at,
+    witness_inputs_text,
 };
 use crate::config_changes::ConfigChange;
 use crate::diff::{describe_config_change, FunctionReport, Report, Verdict};
@@ -349,7 +350,7 @@ impl Run {
                 "{}: {} on {}: old {}; new {}\n",
                 f.name,
                 f.verdict.as_str(),
-                inputs_text(&w.inputs),
+                witness_inputs_text(w),
                 behaviour_against(&w.old, Some(&w.new)),
                 behaviour_against(&w.new, Some(&w.old))
             ),

@@ -113,6 +113,13 @@ pub struct Witness {
     /// Further validated distinguishing inputs the same strategy found at little extra cost
     /// (other models of the same path, smallest first), in the form of `inputs`.
     pub also: Vec<Inputs>,
+    /// Globals the witness sets before the call, as C text by name (empty: all keep their
+    /// initial values); the function's state as much as its parameters are.
+    #[serde(default)]
+    pub global_inputs: Inputs,
+    /// The same, as values, in the order of `global_inputs`.
+    #[serde(default)]
+    pub global_args: Vec<Input>,
 }
 
 /// Execute one version on scalar arguments; `None` when the run is not a valid test (UB,
@@ -151,8 +158,18 @@ fn behave_args(
         .map(VarId::new)
         .filter(|v| matches!(f.func.var(*v).kind, VarKind::Global(_)))
         .collect();
-    let mut it = Interp::new(prog).with_budget(budget);
-    let called = it.call_observe_both(func, args, &globals);
+    // Inputs past the parameters set globals, named as in `names`.
+    let np = f.func.params.len().min(args.len());
+    let set: Vec<(String, Arg)> = names
+        .iter()
+        .skip(np)
+        .zip(&args[np..])
+        .map(|(p, a)| (p.name.clone(), a.clone()))
+        .collect();
+    let mut it = Interp::new(prog)
+        .with_budget(budget)
+        .with_global_inputs(set);
+    let called = it.call_observe_both(func, &args[..np], &globals);
     spent.set(spent.get() + it.steps());
     let (out, entry, finals) = match called {
         Ok(x) => x,
@@ -187,7 +204,8 @@ fn behave_args(
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
         Err(_) => return None,
     };
-    let params = canonical_names(witness_params(&prog.program, f).unwrap_or_default(), names);
+    let mut params = canonical_names(witness_params(&prog.program, f).unwrap_or_default(), names);
+    params.extend(names.iter().skip(np).cloned());
     // A pointer means what it points to: addresses are the interpreter's own.
     let pointer = |v: &Value| match v {
         Value::Int(a) => memory::pointer_text(&params, inputs, &it.target(*a as u64)),
@@ -359,7 +377,10 @@ struct Runner<'a> {
     old: &'a GclProgram,
     new: &'a GclProgram,
     func: &'a str,
+    /// The function's parameters, then the globals a strategy sets ([`Runner::n_params`]).
     params: Vec<Param>,
+    /// How many of `params` are the function's parameters.
+    n_params: usize,
     /// The input of each non-scalar parameter while a strategy chooses the scalars.
     fill: Vec<Input>,
     opts: &'a Options,
@@ -487,9 +508,13 @@ impl Runner<'_> {
             return None;
         }
         let unsafe_access = o.undefined.is_some() || n.undefined.is_some();
+        let np = self.n_params.min(lits.len());
+        let (lits, global_inputs) = (lits[..np].to_vec(), lits[np..].to_vec());
         let w = Witness {
             inputs: lits,
-            args: inputs.to_vec(),
+            args: inputs[..np].to_vec(),
+            global_inputs,
+            global_args: inputs[np..].to_vec(),
             old: o,
             new: n,
             strategy: strategy.to_string(),
@@ -699,6 +724,7 @@ pub fn search(
         new,
         func,
         params: vec![],
+        n_params: 0,
         fill: vec![],
         opts,
         runs: 0,

@@ -14,7 +14,7 @@ use super::{concolic, dfa, witness_params, Runner, Witness};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::ir::CType;
+use crate::ir::{CType, VarKind};
 
 /// Integer points of the differing states' inputs, in parameter order (0 where a state does not
 /// constrain a parameter).
@@ -44,6 +44,7 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
         return None;
     }
     r.params = params.clone();
+    r.n_params = params.len();
     let alpha = memory::Alphabet::new(constants(fo).into_iter().chain(constants(fnew)));
     let cands = memory::Candidates::new(&old.program, &params, &alpha);
     r.fill = cands
@@ -73,10 +74,16 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             return Some(w);
         }
     }
+    // 3. The seeds again, with the globals set as they say (pointers to buffers): a function's
+    // behaviour often hangs on the program's state, which the strategies above leave at the
+    // initializers (a null buffer pointer, a position of 0).
+    if let Some(w) = global_seeds(r, delta, corr, &alpha) {
+        return Some(w);
+    }
     if with_memory {
         return memory_random(r, &cands, &alpha);
     }
-    // 3. Boundary and small values, then random ones.
+    // 4. Boundary and small values, then random ones.
     let mut pool: Vec<i128> = vec![
         0, 1, -1, 2, -2, 3, 7, 8, 10, 16, 42, 100, 127, 128, 255, 256, 1000, -128, -1000,
     ];
@@ -212,7 +219,7 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             }
         }
     }
-    // 4. Alternating concolic execution from zero and the seeds, with half the time left (the
+    // 5. Alternating concolic execution from zero and the seeds, with half the time left (the
     // random search gets the rest).
     if let Some(c) = corr {
         let left = opts.time.saturating_sub(r.start.elapsed());
@@ -243,6 +250,86 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
         }
     }
     None
+}
+
+/// Most globals [`global_seeds`] sets at once.
+const MAX_GLOBAL_INPUTS: usize = 32;
+
+/// Δ's seeds with the globals of the function set too: every global both versions declare
+/// with the same type that some code may write (one neither version writes keeps its
+/// initializer in every run of the program) and a witness can give (a number, or a pointer
+/// to a buffer), valued as the seed says (0 where it says nothing; a pointer gets the first
+/// buffer its candidates offer). The parameters go back to the function's own afterwards.
+fn global_seeds(
+    r: &mut Runner,
+    delta: &Delta,
+    corr: Option<&Correlated>,
+    alpha: &memory::Alphabet,
+) -> Option<Witness> {
+    let (old, new) = (r.old, r.new);
+    let (fo, fnew) = (old.function(r.func)?, new.function(r.func)?);
+    let immutable = corr.map(|c| &c.immutable_globals);
+    let mut globals: Vec<Param> = vec![];
+    for v in &fo.func.vars {
+        let VarKind::Global(_) = v.kind else { continue };
+        let paired = fnew
+            .func
+            .vars
+            .iter()
+            .any(|w| matches!(w.kind, VarKind::Global(_)) && w.name == v.name && w.ty == v.ty);
+        let declared = |p: &GclProgram| p.program.globals.iter().any(|g| g.name == v.name);
+        if !paired
+            || !declared(old)
+            || !declared(new)
+            || immutable.is_some_and(|i| i.contains(&v.name))
+            || globals.iter().any(|g| g.name == v.name)
+        {
+            continue;
+        }
+        let Some(shape) = Shape::of(&old.program, &v.ty) else {
+            continue;
+        };
+        if matches!(shape, Shape::Aggregate { .. }) {
+            continue;
+        }
+        globals.push(Param {
+            name: v.name.clone(),
+            ty: v.ty.clone(),
+            shape,
+        });
+    }
+    globals.truncate(MAX_GLOBAL_INPUTS);
+    if globals.is_empty() {
+        return None;
+    }
+    let np = r.n_params;
+    let mut all = r.params.clone();
+    all.extend(globals);
+    let cands = memory::Candidates::new(&old.program, &all, alpha);
+    let fill: Vec<Input> = (0..all.len())
+        .map(|k| match r.fill.get(k) {
+            Some(f) if k < np => f.clone(),
+            _ => cands.per_param[k]
+                .iter()
+                .find(|c| !matches!(c, Input::Null))
+                .cloned()
+                .unwrap_or(Input::Null),
+        })
+        .collect();
+    let (saved_params, saved_fill) = (
+        std::mem::replace(&mut r.params, all),
+        std::mem::replace(&mut r.fill, fill),
+    );
+    let mut found = None;
+    for vals in seeds(delta, &r.params) {
+        found = r.try_values(&vals, "seed, globals set");
+        if found.is_some() || r.exhausted() {
+            break;
+        }
+    }
+    r.params = saved_params;
+    r.fill = saved_fill;
+    found
 }
 
 /// Whether both versions' parameters are set the same way: equal scalar types, buffers and

@@ -58,6 +58,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         old: &p.old,
         new: &p.new,
         func,
+        n_params: params.len(),
         params,
         fill: vec![],
         opts: &opts,

@@ -177,6 +177,46 @@ pub(super) fn harness(
             }
         }
     }
+    // Globals the witness sets, numbered after the parameters (as the interpreter numbers its
+    // buffers): assigned after the file's initializers ran, right before the call.
+    let np = f.params.len();
+    if np + w.global_args.len() > 64 {
+        return Err("more than 64 inputs".into());
+    }
+    for (j, ((name, lit), input)) in w.global_inputs.iter().zip(&w.global_args).enumerate() {
+        let i = np + j;
+        let t = global_type(v, func, name).ok_or_else(|| format!("global `{name}` not found"))?;
+        if !nameable(name) {
+            return Err(format!("global `{name}` cannot be named in C"));
+        }
+        match input {
+            Input::Scalar(_) => {
+                let val = input_value(lit, t).map_err(|e| format!("global {name} = {lit}: {e}"))?;
+                let e = c_value(&val, t)
+                    .ok_or_else(|| format!("global `{name}` is not an arithmetic scalar"))?;
+                s.push_str(&format!("    {name} = {e};\n"));
+            }
+            Input::Null => s.push_str(&format!("    {name} = (void *)0;\n")),
+            Input::Buffer(b) => {
+                s.push_str(&format!(
+                    "    unsigned char *dizy_b{i} = __builtin_malloc({});\n    if (!dizy_b{i}) return 3;\n\
+                     \x20   __builtin_memcpy(dizy_b{i}, \"{}\", {});\n\
+                     \x20   dizy_bufs[{i}] = dizy_b{i}; dizy_sizes[{i}] = {};\n\
+                     \x20   {name} = (void *)dizy_b{i};\n",
+                    b.len().max(1),
+                    octal_bytes(b),
+                    b.len(),
+                    b.len()
+                ));
+                buffers.push((i, b.len(), t.pointee().is_some_and(CType::is_pointer)));
+            }
+            _ => {
+                return Err(format!(
+                    "global `{name}`: the harness sets only numbers and buffers"
+                ))
+            }
+        }
+    }
     let callee = if func == "main" {
         "dizy_user_main"
     } else {

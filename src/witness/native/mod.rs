@@ -93,11 +93,30 @@ pub fn validate(
     let mut results = vec![];
     // Pointers returned or stored are named by the old version's parameters in both (the
     // versions may name a parameter differently; its position is what they share).
-    let param_names = old
+    let mut param_names = old
         .prog
         .function(func)
         .and_then(|f| super::witness_params(&old.prog.program, f))
         .unwrap_or_default();
+    // The globals the witness sets come after the parameters, as in the interpreter's runs.
+    for ((name, _), input) in w.global_inputs.iter().zip(&w.global_args) {
+        let shape = global_type(&old, func, name).and_then(|t| {
+            Some(super::memory::Param {
+                name: name.clone(),
+                ty: t.clone(),
+                shape: super::memory::Shape::of(&old.prog.program, t)?,
+            })
+        });
+        match shape {
+            Some(p) => param_names.push(p),
+            None => {
+                return Native::NotApplicable(format!(
+                    "the witness sets global `{name}` = {input:?}, which the harness cannot name"
+                ))
+            }
+        }
+    }
+    let all_args: Vec<Input> = w.args.iter().chain(&w.global_args).cloned().collect();
     for (tag, v, claimed) in [("old", &old, &w.old), ("new", &new, &w.new)] {
         let src = match harness(v, func, w, claimed) {
             Ok(s) => s,
@@ -129,7 +148,7 @@ pub fn validate(
         let res = run(
             &exe,
             &dir.0.join(format!("{tag}.out")),
-            (v, func, &w.args, &param_names),
+            (v, func, &all_args, &param_names),
             timeout,
             &fe.child,
             asan,
@@ -423,7 +442,10 @@ fn parse_result(
     let gf = v.prog.function(func).ok_or("function vanished")?;
     let f = &gf.func;
     let params = super::witness_params(&v.prog.program, gf).unwrap_or_default();
-    let params = canonical_names(params, names);
+    let np = params.len();
+    let mut params = canonical_names(params, names);
+    // The globals the witness set, numbered after the parameters.
+    params.extend(names.iter().skip(np).cloned());
     let bad = |l: &str| format!("wrote an unreadable result line {l:?}");
     let value = |word: &str, t: &CType| -> Option<String> {
         Some(match t {

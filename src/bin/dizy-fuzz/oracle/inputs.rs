@@ -550,6 +550,14 @@ pub fn input_from_witness(
     w: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<Input> {
     let empty = serde_json::Map::new();
+    // A witness that sets globals is a state the harness does not build: not checked here
+    // (`dizy --validate native` checks it).
+    if w.get("global_inputs")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|g| !g.is_empty())
+    {
+        return None;
+    }
     let lits = w
         .get("inputs")
         .and_then(serde_json::Value::as_object)
