@@ -8,7 +8,8 @@
 //! a reported witness always reproduces.
 //!
 //! Parameters are the inputs a witness sets (`memory`: scalars, buffers behind pointers,
-//! structs by value, aliasing); globals keep their initial values. The strategies, cheapest
+//! structs by value, aliasing); globals keep their initial values unless the seeds with them
+//! set fail too ([`Witness::global_inputs`]). The strategies, cheapest
 //! first, are in `search`; a returned pointer is compared by what it points into
 //! ([`memory::pointer_text`]), never by the interpreter's own addresses.
 

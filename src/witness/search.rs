@@ -4,7 +4,8 @@
 //! first candidate both versions' runs show different, or nothing. Order: the integer points of
 //! Δ's differing states (`seed`); for a function with buffers or aggregates, every parameter's
 //! memory candidates in step (`memory`); paths of the correlating program solved with z3 (`dfa`);
-//! then boundary, floating-point and small values of the scalars, concolic execution, and random
+//! the seeds again with the function's globals set as they say (`seed, globals set`); then
+//! boundary, floating-point and small values of the scalars, concolic execution, and random
 //! values — with memory, random combinations of candidates and random buffers instead.
 
 use std::time::Instant;

@@ -410,7 +410,7 @@ fn summarize(done: &[Done], secs: f64) -> i32 {
         pct(diff_truth, truth)
     );
     if unchecked > 0 {
-        println!("witnesses the harness cannot rebuild exactly (buffers beyond a parameter's capacity, bytes after a string's end, structs), so not checked: {unchecked}");
+        println!("witnesses the harness cannot rebuild exactly (buffers beyond a parameter's capacity, bytes after a string's end, structs, globals set before the call), so not checked: {unchecked}");
     }
     if skipped > 0 {
         println!("oracle not run on {skipped} pairs without a claim (--claims-only): native figures cover the other {}", n - skipped);
