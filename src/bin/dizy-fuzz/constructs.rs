@@ -61,6 +61,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "fn-pointer table",
     "printf",
     "putchar",
+    "ctype",
     "statement expr",
     "stmt expr leaving",
     "may not terminate",
@@ -203,6 +204,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             }
             Expr::Lib(n, _) if n == "putchar" => {
                 out.insert("putchar");
+            }
+            Expr::Lib(n, _) if CTYPE_FUNCTIONS.contains(&n.as_str()) => {
+                out.insert("ctype");
             }
             Expr::Block(se) => {
                 out.insert("statement expr");

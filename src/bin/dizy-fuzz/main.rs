@@ -95,6 +95,10 @@ struct Args {
     /// the oracle: `termination` or `signed-zero` (see src/bin/dizy-fuzz/builtin.rs).
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
     builtin: Option<String>,
+    /// Generate no `<ctype.h>` calls: the generator as it was before they were added, so that
+    /// a seed of an earlier run gives the same pairs again
+    #[arg(long)]
+    no_ctype: bool,
 }
 
 /// The main construct of pair `i`.
@@ -110,7 +114,12 @@ fn label(args: &Args, i: u64) -> String {
 }
 
 /// The pair with index `i` of a run: both versions and the mutation kinds.
-fn make_pair(run_seed: u64, i: u64, builtin: Option<&str>) -> (Program, Program, Vec<String>, u64) {
+fn make_pair(
+    run_seed: u64,
+    i: u64,
+    builtin: Option<&str>,
+    ctype: bool,
+) -> (Program, Program, Vec<String>, u64) {
     let seed = gen::pair_seed(run_seed, i);
     if let Some((old, new)) = builtin.and_then(builtin::pair) {
         return (
@@ -123,6 +132,7 @@ fn make_pair(run_seed: u64, i: u64, builtin: Option<&str>) -> (Program, Program,
     let mut rng = Rng::new(seed);
     let mut g = Gen::new(&mut rng);
     g.variant = (i / gen::FEATURES.len() as u64) as usize;
+    g.ctype = ctype;
     let old = g.program(Some(primary(i)));
     let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i)));
     (old, new, kinds, seed)
@@ -181,7 +191,8 @@ fn main() {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::SeqCst) as usize;
                 let Some(&i) = indices.get(k) else { break };
-                let (old, new, kinds, seed) = make_pair(args.seed, i, args.builtin.as_deref());
+                let (old, new, kinds, seed) =
+                    make_pair(args.seed, i, args.builtin.as_deref(), !args.no_ctype);
                 let dir = work.join(format!("p{i}"));
                 let twice = args.determinism_every > 0 && i % args.determinism_every == 0;
                 let result = check::check_pair(&cfg, &old, &new, &dir, seed, &[], twice);

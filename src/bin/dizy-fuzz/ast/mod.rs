@@ -124,6 +124,12 @@ pub enum Ty {
 
 pub const INT: Ty = Ty::I(IntK::Int);
 
+/// The `<ctype.h>` functions the generator calls (on `unsigned char` values).
+pub const CTYPE_FUNCTIONS: &[&str] = &[
+    "isalnum", "isalpha", "isdigit", "isxdigit", "isspace", "isprint", "ispunct", "isupper",
+    "islower", "iscntrl", "tolower", "toupper",
+];
+
 impl Ty {
     pub fn is_float(&self) -> bool {
         matches!(self, Ty::F32 | Ty::F64)

@@ -22,6 +22,12 @@ fn includes(p: &Program) -> String {
     if text.contains("strlen(") {
         s.push_str("#include <string.h>\n");
     }
+    if CTYPE_FUNCTIONS
+        .iter()
+        .any(|f| text.contains(&format!("{f}(")))
+    {
+        s.push_str("#include <ctype.h>\n");
+    }
     if ["fabs(", "sqrt(", "copysign("]
         .iter()
         .any(|f| text.contains(f))

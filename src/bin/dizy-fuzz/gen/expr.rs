@@ -151,6 +151,13 @@ impl Gen<'_> {
             let s = self.rng.pick(&sc.strs).clone();
             return Expr::cast(INT, Expr::Lib("strlen".into(), vec![Expr::var(&s)]));
         }
+        if self.ctype && roll < 19 && self.rng.chance(20) {
+            // A `<ctype.h>` function of an `unsigned char` (the values it is defined on):
+            // glibc's class bits and case mapping, which dizy must model exactly.
+            let f = *self.rng.pick(crate::ast::CTYPE_FUNCTIONS);
+            let arg = Expr::cast(Ty::I(IntK::UChar), self.iexpr(sc, depth - 1));
+            return Expr::Lib(f.into(), vec![arg]);
+        }
         if roll < 21 {
             // a conversion to another integer type
             let k = *self.rng.pick(&[

@@ -164,6 +164,9 @@ pub struct Gen<'r> {
     /// variants (the storage class of a global, the width of an integer) take them in turn, so
     /// that a short run covers all of them.
     pub variant: usize,
+    /// Whether expressions may call `<ctype.h>` functions (off: the generator of the runs
+    /// before they were added, pair for pair).
+    pub ctype: bool,
     /// Locals the function being built needs besides its own (loop counters).
     extra: Vec<Local>,
     counter: usize,
@@ -208,6 +211,7 @@ impl<'r> Gen<'r> {
         Gen {
             rng,
             variant: 0,
+            ctype: true,
             extra: vec![],
             counter: 0,
             label: 0,

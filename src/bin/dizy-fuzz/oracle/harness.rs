@@ -267,7 +267,7 @@ pub fn harness(old: &Program, new: &Program) -> String {
     let mut s = String::from(
         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stddef.h>\n\
          #include <stdbool.h>\n#include <unistd.h>\n#include <signal.h>\n#include <sys/wait.h>\n\
-         #include <sys/time.h>\n#include <math.h>\n",
+         #include <sys/time.h>\n#include <math.h>\n#include <ctype.h>\n",
     );
     s.push_str(RUNTIME);
     s.push_str(
@@ -426,7 +426,7 @@ pub fn recursive_helper_differs(
     }
     let mut s = String::from(
         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <stddef.h>\n\
-         #include <stdbool.h>\n#include <unistd.h>\n#include <math.h>\n",
+         #include <stdbool.h>\n#include <unistd.h>\n#include <math.h>\n#include <ctype.h>\n",
     );
     s.push_str(RUNTIME);
     s.push_str(&old.print_body("o_"));
