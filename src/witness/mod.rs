@@ -380,7 +380,8 @@ struct Runner<'a> {
     func: &'a str,
     /// The function's parameters, then the globals a strategy sets ([`Runner::n_params`]).
     params: Vec<Param>,
-    /// How many of `params` are the function's parameters.
+    /// How many of `params` are the function's parameters (all of them unless a strategy
+    /// added globals after them).
     n_params: usize,
     /// The input of each non-scalar parameter while a strategy chooses the scalars.
     fill: Vec<Input>,
@@ -725,7 +726,7 @@ pub fn search(
         new,
         func,
         params: vec![],
-        n_params: 0,
+        n_params: usize::MAX,
         fill: vec![],
         opts,
         runs: 0,

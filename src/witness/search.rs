@@ -303,7 +303,7 @@ fn global_seeds(
     if globals.is_empty() {
         return None;
     }
-    let np = r.n_params;
+    let np = r.params.len();
     let mut all = r.params.clone();
     all.extend(globals);
     let cands = memory::Candidates::new(&old.program, &all, alpha);
@@ -321,6 +321,7 @@ fn global_seeds(
         std::mem::replace(&mut r.params, all),
         std::mem::replace(&mut r.fill, fill),
     );
+    let saved_np = std::mem::replace(&mut r.n_params, np);
     let mut found = None;
     for vals in seeds(delta, &r.params) {
         found = r.try_values(&vals, "seed, globals set");
@@ -330,6 +331,7 @@ fn global_seeds(
     }
     r.params = saved_params;
     r.fill = saved_fill;
+    r.n_params = saved_np;
     found
 }
 
