@@ -86,6 +86,9 @@ impl Analyzer<'_> {
         }
         let mut out = vec![];
         for s in state {
+            // Per sub-state, not only per worklist step: one instruction over a few dozen large
+            // polyhedra took 1.5 s and ran a `--timeout 2` run 1.9 s late.
+            self.budget.check()?;
             match eval_guard(&ins.guard, &s.ctx) {
                 Tri::False => out.push(s),
                 Tri::True => out.extend(self.apply(p, s)?),
