@@ -5,8 +5,8 @@
 //! [`super::dfa`]) and a callback that validates a candidate; gives the callback's result for the
 //! first candidate it accepts. The path is encoded forwards in SSA form by [`encode`] (the
 //! weakest precondition of the failure condition along it, instructions and the failure
-//! condition) and [`expr`] (C expressions as bit-vectors); this module keeps the encoding in
-//! incremental solver scopes and turns models into inputs. An unmodelled value can make a model
+//! condition) and [`expr`] (C expressions as bit-vectors); this module keeps the encoding of the
+//! last path edge by edge (a path sharing a prefix reuses it) and turns models into inputs. An unmodelled value can make a model
 //! spurious, which the caller's validation by execution catches.
 //!
 //! Models are asked with small inputs first (|x| ≤ 2^4, 2^8, 2^16, then unbounded) and each one
@@ -51,19 +51,30 @@ fn numeral(m: &Model, v: &BV, signed: bool) -> Option<i128> {
     })
 }
 
-/// Solves paths to one diff point incrementally: the solver has one scope per edge of the last
-/// path, so a path sharing a prefix with the previous one reuses its encoding (and what the
-/// solver learnt about it).
+/// Solves paths to one diff point: the encoding of the last path is kept edge by edge, so a path
+/// sharing a prefix with the previous one reuses it.
+///
+/// Every query goes to a fresh solver holding the whole formula, never to z3 scopes: a
+/// `push` makes z3's incremental core internalize and propagate what was asserted, outside any
+/// time limit (13 s on a path through eight 32-bit squarings, with `--timeout 2`), while a
+/// `check` runs under the `timeout` parameter from the first step.
 pub(super) struct PathSolver<'ctx, 'a> {
     ctx: &'ctx Context,
     /// The failure condition's diff point; `None` asks only for inputs that follow the path.
     d: Option<&'a DiffPoint>,
     enc: Enc<'ctx, 'a>,
-    solver: Solver<'ctx>,
-    /// Edges of the encoded prefix, each with the state before it.
-    stack: Vec<(Edge, Vec<Option<BV<'ctx>>>, Vec<Bool<'ctx>>)>,
+    /// Edges of the encoded prefix.
+    stack: Vec<Frame<'ctx>>,
     /// The old function's parameters (the candidates' values) and their types.
     inputs: Vec<(BV<'ctx>, CType)>,
+}
+
+/// One edge of the encoded prefix: the encoder's state before it and the facts it added.
+struct Frame<'ctx> {
+    edge: Edge,
+    vars: Vec<Option<BV<'ctx>>>,
+    guards: Vec<Bool<'ctx>>,
+    facts: Vec<Bool<'ctx>>,
 }
 
 impl<'ctx, 'a> PathSolver<'ctx, 'a> {
@@ -90,46 +101,66 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             ctx,
             d,
             enc,
-            solver: Solver::new(ctx),
             stack: vec![],
             inputs,
         })
     }
 
-    fn check(&self, deadline: Instant) -> Option<SatResult> {
+    /// Checks the loaded path's facts, `tail` and `extra` on a fresh solver; the model when
+    /// satisfiable. `None` also when the deadline passed or z3 gave up.
+    fn check(
+        &self,
+        tail: &[Bool<'ctx>],
+        extra: &[Bool<'ctx>],
+        deadline: Instant,
+    ) -> Option<Model<'ctx>> {
         let left = deadline.checked_duration_since(Instant::now())?.as_millis();
+        let solver = Solver::new(self.ctx);
         let mut p = Params::new(self.ctx);
         p.set_u32("timeout", left.clamp(1, CHECK_MS) as u32);
-        self.solver.set_params(&p);
-        Some(self.solver.check())
+        solver.set_params(&p);
+        for fact in self
+            .stack
+            .iter()
+            .flat_map(|f| &f.facts)
+            .chain(tail)
+            .chain(extra)
+        {
+            solver.assert(fact);
+        }
+        match solver.check() {
+            SatResult::Sat => solver.get_model(),
+            _ => None,
+        }
     }
 
-    /// Make the solver's scopes hold exactly `path`; false when `deadline` passed first (the
-    /// scopes then hold a prefix of it). Long paths (concolic traces of thousands of edges) take
-    /// z3 seconds to assert, so the clock is read between edges.
+    /// Make the encoded prefix exactly `path`; false when `deadline` passed first (it then
+    /// holds a prefix of it). Long paths (concolic traces of thousands of edges) take z3
+    /// seconds to encode, so the clock is read between edges.
     fn load(&mut self, path: &[Edge], deadline: Instant) -> bool {
         let mut k = 0;
-        while k < self.stack.len() && k < path.len() && self.stack[k].0 == path[k] {
+        while k < self.stack.len() && k < path.len() && self.stack[k].edge == path[k] {
             k += 1;
         }
         if k < self.stack.len() {
-            self.solver.pop((self.stack.len() - k) as u32);
-            let (_, vars, guards) = self.stack.swap_remove(k);
+            let f = self.stack.swap_remove(k);
             self.stack.truncate(k);
-            self.enc.vars = vars;
-            self.enc.guards = guards;
+            self.enc.vars = f.vars;
+            self.enc.guards = f.guards;
         }
-        for (n, &e) in path[k..].iter().enumerate() {
+        for (n, &edge) in path[k..].iter().enumerate() {
             if n % 16 == 15 && Instant::now() > deadline {
                 return false;
             }
-            self.stack
-                .push((e, self.enc.vars.clone(), self.enc.guards.clone()));
-            self.solver.push();
-            self.enc.step(e);
-            for fact in self.enc.facts.drain(..) {
-                self.solver.assert(&fact);
-            }
+            let (vars, guards) = (self.enc.vars.clone(), self.enc.guards.clone());
+            self.enc.step(edge);
+            let facts = self.enc.facts.drain(..).collect();
+            self.stack.push(Frame {
+                edge,
+                vars,
+                guards,
+                facts,
+            });
         }
         true
     }
@@ -147,10 +178,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         if !self.load(path, deadline) {
             return None;
         }
-        self.solver.push();
-        let found = self.models(deadline, max_models, &mut accept);
-        self.solver.pop(1);
-        found
+        self.models(deadline, max_models, &mut accept)
     }
 
     fn models<T>(
@@ -160,16 +188,14 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         accept: &mut impl FnMut(&[i128]) -> Option<T>,
     ) -> Option<T> {
         let ctx = self.ctx;
+        // The failure condition and the models blocked so far.
+        let mut tail = vec![];
         if let Some(d) = self.d {
             let f = self.enc.failure(d);
-            for fact in self.enc.facts.drain(..) {
-                self.solver.assert(&fact);
-            }
-            self.solver.assert(&f);
+            tail.append(&mut self.enc.facts);
+            tail.push(f);
         }
-        if self.check(deadline)? != SatResult::Sat {
-            return None;
-        }
+        let mut first = Some(self.check(&tail, &[], deadline)?);
         for _ in 0..max_models {
             let mut model = None;
             for k in BOUNDS {
@@ -192,22 +218,16 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 if bounds.is_empty() {
                     continue;
                 }
-                self.solver.push();
-                for b in &bounds {
-                    self.solver.assert(b);
-                }
-                if self.check(deadline) == Some(SatResult::Sat) {
-                    model = self.solver.get_model();
-                }
-                self.solver.pop(1);
+                model = self.check(&tail, &bounds, deadline);
                 if model.is_some() {
                     break;
                 }
             }
-            if model.is_none() && self.check(deadline)? == SatResult::Sat {
-                model = self.solver.get_model();
-            }
-            let m = model?;
+            // Unbounded: the first query's model serves the first round.
+            let m = match (model, first.take()) {
+                (Some(m), _) | (None, Some(m)) => m,
+                (None, None) => self.check(&tail, &[], deadline)?,
+            };
             let vals: Vec<i128> = self
                 .inputs
                 .iter()
@@ -234,7 +254,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 return None;
             }
             let refs: Vec<&Bool> = others.iter().collect();
-            self.solver.assert(&Bool::or(ctx, &refs));
+            tail.push(Bool::or(ctx, &refs));
         }
         None
     }
