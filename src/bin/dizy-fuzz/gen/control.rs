@@ -107,11 +107,21 @@ impl Gen<'_> {
                 ret: INT,
                 params: vec![param(INT, "n", Role::Value)],
                 locals: vec![],
-                body: vec![Stmt::If(
-                    Expr::bin(Op::Lt, Expr::var("n"), Expr::Int(2)),
-                    vec![Stmt::Return(Expr::var("n"))],
-                    vec![],
-                )],
+                // The second test bounds the work whatever the argument (a mutation can undo
+                // the caller's `& 7`): the oracle tells non-termination by a CPU limit, and an
+                // exponential recursion on a large argument ends only after it.
+                body: vec![
+                    Stmt::If(
+                        Expr::bin(Op::Lt, Expr::var("n"), Expr::Int(2)),
+                        vec![Stmt::Return(Expr::var("n"))],
+                        vec![],
+                    ),
+                    Stmt::If(
+                        Expr::bin(Op::Gt, Expr::var("n"), Expr::Int(20)),
+                        vec![Stmt::Return(Expr::var("n"))],
+                        vec![],
+                    ),
+                ],
                 ret_expr: Expr::bin(
                     Op::Add,
                     Expr::Call(

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use super::harness::{HANG_MS, MAX_HANGS};
+use super::harness::{HANG_MS, MAX_HANGS, RECHECK_MS};
 use super::inputs::{encode, Input};
 use super::run;
 
@@ -113,7 +113,7 @@ impl Obs {
             ),
             Obs::BothHang => "neither version terminates".into(),
             Obs::OneHangs { old_hangs, other } => format!(
-                "the {} version does not terminate (within {HANG_MS} ms of CPU), the {} returns {}",
+                "the {} version does not terminate (within {RECHECK_MS} ms of CPU), the {} returns {}",
                 if *old_hangs { "old" } else { "new" },
                 if *old_hangs { "new" } else { "old" },
                 other.ret
@@ -147,8 +147,43 @@ fn parse_run(rest: &str) -> Run {
     r
 }
 
-/// Run the compiled harness on `inputs`; the first `priority` of them are always run.
+/// Inputs on which one version seemed not to terminate that are run again with [`RECHECK_MS`].
+const RECHECKS: usize = 3;
+
+/// Run the compiled harness on `inputs`; the first `priority` of them are always run. An input
+/// on which exactly one version exceeds [`HANG_MS`] is run again with [`RECHECK_MS`] (the first
+/// [`RECHECKS`] of them); when one of those ends after all, the unchecked ones are not trusted
+/// either and count as not run.
 pub fn execute(exe: &Path, inputs: &[Input], priority: usize) -> Result<Vec<Obs>, String> {
+    let mut obs = execute_with(exe, inputs, priority, HANG_MS)?;
+    let one_hangs: Vec<usize> = (0..obs.len())
+        .filter(|&k| matches!(obs[k], Obs::OneHangs { .. }))
+        .collect();
+    if one_hangs.is_empty() {
+        return Ok(obs);
+    }
+    let (checked, unchecked) = one_hangs.split_at(one_hangs.len().min(RECHECKS));
+    let again: Vec<Input> = checked.iter().map(|&k| inputs[k].clone()).collect();
+    let second = execute_with(exe, &again, again.len(), RECHECK_MS)?;
+    let mut ended = false;
+    for (&k, o) in checked.iter().zip(second) {
+        ended |= !matches!(o, Obs::OneHangs { .. });
+        obs[k] = o;
+    }
+    if ended {
+        for &k in unchecked {
+            obs[k] = Obs::Skipped;
+        }
+    }
+    Ok(obs)
+}
+
+fn execute_with(
+    exe: &Path,
+    inputs: &[Input],
+    priority: usize,
+    hang_ms: u64,
+) -> Result<Vec<Obs>, String> {
     let mut text = String::new();
     for v in inputs {
         let mut line = String::new();
@@ -159,11 +194,12 @@ pub fn execute(exe: &Path, inputs: &[Input], priority: usize) -> Result<Vec<Obs>
         text.push('\n');
     }
     let limit = Duration::from_secs(20 + inputs.len() as u64 / 10)
-        + Duration::from_millis(2 * HANG_MS * MAX_HANGS as u64 * 2);
+        + Duration::from_millis(2 * hang_ms * MAX_HANGS.min(inputs.len()) as u64 * 2);
     let o = run(
         Command::new(exe)
             .arg(priority.to_string())
             .arg(MAX_HANGS.to_string())
+            .arg((hang_ms * 1000).to_string())
             .env("UBSAN_OPTIONS", "print_stacktrace=0")
             // No symbolization: the report is not read, and symbolizing it can take longer
             // than the CPU limit that tells a hang (an out-of-bounds read then looked like a

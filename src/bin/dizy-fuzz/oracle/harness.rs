@@ -18,6 +18,10 @@ use crate::ast::*;
 /// code that terminates does so within microseconds (every run measured fits in 2 ms with
 /// ASan); loops that may not terminate are built to stop within a few hundred steps or never.
 pub const HANG_MS: u64 = 20;
+/// The CPU limit for the second run of an input on which exactly one version did not end within
+/// [`HANG_MS`]: generated code may legitimately compute for longer (a recursive `fib(35)` takes
+/// 45 ms), and a termination difference is only claimed when it survives this limit.
+pub const RECHECK_MS: u64 = 500;
 /// Inputs (past the priority ones) after this many runs that did not terminate are skipped.
 pub const MAX_HANGS: usize = 100;
 
@@ -302,11 +306,13 @@ static void put(const char *b, size_t n)
     }}
 }}
 
+static long hang_us = {hang_us};
+
 static void child(int k, int v, char *line)
 {{
-    struct itimerval it = {{{{0, 0}}, {{0, {hang_us}}}}};
+    struct itimerval it = {{{{0, 0}}, {{hang_us / 1000000, hang_us % 1000000}}}};
     setitimer(ITIMER_PROF, &it, 0);
-    alarm(5);
+    alarm(5 + (unsigned)(hang_us / 1000000));
     cur = line;
     char *rbuf = 0;
     size_t rlen = 0;
@@ -335,6 +341,7 @@ int main(int argc, char **argv)
 {{
     int nprio = argc > 1 ? atoi(argv[1]) : 0;
     int maxhang = argc > 2 ? atoi(argv[2]) : 1000000;
+    if (argc > 3) hang_us = atol(argv[3]);
     static char line[1 << 20];
     int k = 0, hangs = 0;
     while (fgets(line, sizeof line, stdin)) {{
