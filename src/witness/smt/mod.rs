@@ -6,7 +6,8 @@
 //! first candidate it accepts. The path is encoded forwards in SSA form by [`encode`] (the
 //! weakest precondition of the failure condition along it, instructions and the failure
 //! condition) and [`expr`] (C expressions as bit-vectors); this module keeps the encoding of the
-//! last path edge by edge (a path sharing a prefix reuses it) and turns models into inputs. An unmodelled value can make a model
+//! last path edge by edge in one incremental solver (a path sharing a prefix reuses it) and turns
+//! models into inputs. An unmodelled value can make a model
 //! spurious, which the caller's validation by execution catches.
 //!
 //! Models are asked with small inputs first (|x| ≤ 2^4, 2^8, 2^16, then unbounded) and each one
@@ -54,28 +55,39 @@ fn numeral(m: &Model, v: &BV, signed: bool) -> Option<i128> {
 /// Solves paths to one diff point: the encoding of the last path is kept edge by edge, so a path
 /// sharing a prefix with the previous one reuses it.
 ///
-/// Every query goes to a fresh solver holding the whole formula, never to z3 scopes: a
-/// `push` makes z3's incremental core internalize and propagate what was asserted, outside any
-/// time limit (13 s on a path through eight 32-bit squarings, with `--timeout 2`), while a
-/// `check` runs under the `timeout` parameter from the first step.
+/// The solver is incremental without scopes: each edge's facts are asserted behind an
+/// activation literal of its own, and a query assumes the literals of the path. A z3 `push`
+/// would make z3 internalize and propagate what was asserted outside any time limit (13 s on
+/// a path through eight 32-bit squarings, with `--timeout 2`); `check_assumptions` does that
+/// work under the `timeout` parameter. A fresh solver for every query is as safe but repeats
+/// the work: seven times slower on a loop's concolic paths.
 pub(super) struct PathSolver<'ctx, 'a> {
     ctx: &'ctx Context,
     /// The failure condition's diff point; `None` asks only for inputs that follow the path.
     d: Option<&'a DiffPoint>,
     enc: Enc<'ctx, 'a>,
+    solver: Solver<'ctx>,
+    /// Implications asserted for frames or queries that are gone: when they outnumber the live
+    /// ones, the solver is rebuilt from the stack.
+    dead: usize,
     /// Edges of the encoded prefix.
     stack: Vec<Frame<'ctx>>,
     /// The old function's parameters (the candidates' values) and their types.
     inputs: Vec<(BV<'ctx>, CType)>,
 }
 
-/// One edge of the encoded prefix: the encoder's state before it and the facts it added.
+/// One edge of the encoded prefix: the encoder's state before it and the facts it added,
+/// asserted in the solver as `act ⇒ fact`.
 struct Frame<'ctx> {
     edge: Edge,
     vars: Vec<Option<BV<'ctx>>>,
     guards: Vec<Bool<'ctx>>,
+    act: Bool<'ctx>,
     facts: Vec<Bool<'ctx>>,
 }
+
+/// Dead implications tolerated before the solver is rebuilt (see [`PathSolver::dead`]).
+const MAX_DEAD: usize = 4096;
 
 impl<'ctx, 'a> PathSolver<'ctx, 'a> {
     /// `n_params`: how many of the product's parameters are the old function's.
@@ -101,37 +113,47 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             ctx,
             d,
             enc,
+            solver: Solver::new(ctx),
+            dead: 0,
             stack: vec![],
             inputs,
         })
     }
 
-    /// Checks the loaded path's facts, `tail` and `extra` on a fresh solver; the model when
-    /// satisfiable. `None` also when the deadline passed or z3 gave up.
+    /// Checks the loaded path's facts, `tail` and `extra`; the model when satisfiable. `None`
+    /// also when the deadline passed or z3 gave up.
     fn check(
-        &self,
+        &mut self,
         tail: &[Bool<'ctx>],
         extra: &[Bool<'ctx>],
         deadline: Instant,
     ) -> Option<Model<'ctx>> {
         let left = deadline.checked_duration_since(Instant::now())?.as_millis();
-        let solver = Solver::new(self.ctx);
         let mut p = Params::new(self.ctx);
         p.set_u32("timeout", left.clamp(1, CHECK_MS) as u32);
-        solver.set_params(&p);
-        for fact in self
-            .stack
-            .iter()
-            .flat_map(|f| &f.facts)
-            .chain(tail)
-            .chain(extra)
-        {
-            solver.assert(fact);
+        self.solver.set_params(&p);
+        let act = Bool::fresh_const(self.ctx, "q");
+        for fact in tail.iter().chain(extra) {
+            self.solver.assert(&act.implies(fact));
         }
-        match solver.check() {
-            SatResult::Sat => solver.get_model(),
+        self.dead += tail.len() + extra.len();
+        let mut lits: Vec<Bool> = self.stack.iter().map(|f| f.act.clone()).collect();
+        lits.push(act);
+        match self.solver.check_assumptions(&lits) {
+            SatResult::Sat => self.solver.get_model(),
             _ => None,
         }
+    }
+
+    /// A new solver holding the live frames' implications only.
+    fn rebuild(&mut self) {
+        self.solver = Solver::new(self.ctx);
+        for f in &self.stack {
+            for fact in &f.facts {
+                self.solver.assert(&f.act.implies(fact));
+            }
+        }
+        self.dead = 0;
     }
 
     /// Make the encoded prefix exactly `path`; false when `deadline` passed first (it then
@@ -143,10 +165,15 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             k += 1;
         }
         if k < self.stack.len() {
+            self.dead += self.stack[k..].iter().map(|f| f.facts.len()).sum::<usize>();
             let f = self.stack.swap_remove(k);
             self.stack.truncate(k);
             self.enc.vars = f.vars;
             self.enc.guards = f.guards;
+        }
+        let live: usize = self.stack.iter().map(|f| f.facts.len()).sum();
+        if self.dead > MAX_DEAD && self.dead > 2 * live {
+            self.rebuild();
         }
         for (n, &edge) in path[k..].iter().enumerate() {
             if n % 16 == 15 && Instant::now() > deadline {
@@ -154,11 +181,16 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             }
             let (vars, guards) = (self.enc.vars.clone(), self.enc.guards.clone());
             self.enc.step(edge);
-            let facts = self.enc.facts.drain(..).collect();
+            let facts: Vec<Bool> = self.enc.facts.drain(..).collect();
+            let act = Bool::fresh_const(self.ctx, "e");
+            for fact in &facts {
+                self.solver.assert(&act.implies(fact));
+            }
             self.stack.push(Frame {
                 edge,
                 vars,
                 guards,
+                act,
                 facts,
             });
         }
