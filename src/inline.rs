@@ -586,6 +586,7 @@ fn rename_stmt(s: &Stmt, m: &[VarId]) -> Stmt {
                 .iter()
                 .map(|it| match it {
                     SwitchItem::Stmt(s) => SwitchItem::Stmt(rename_stmt(s, m)),
+                    SwitchItem::CaseExpr(e) => SwitchItem::CaseExpr(rename_expr(e, m)),
                     other => other.clone(),
                 })
                 .collect(),

@@ -507,6 +507,11 @@ pub enum LoopKind {
 pub enum SwitchItem {
     /// `case lo ... hi:` (a plain `case v:` has lo == hi); values converted to the switch type.
     Case(i128, i128),
+    /// `case X:` where `X` is not a constant the file defines but an opaque global
+    /// ([`GlobalVar::opaque`]) standing for a missing header's constant: its value, converted to
+    /// the switch type, is read where the case is tested (no statement of the switch runs
+    /// between its tests).
+    CaseExpr(Expr),
     Default,
     Stmt(Stmt),
 }
@@ -561,6 +566,11 @@ pub struct GlobalVar {
     pub is_extern: bool,
     /// Declared `volatile` (see [`VarInfo::volatile`]).
     pub is_volatile: bool,
+    /// Not declared at all: a name an unconfigured file uses as a value where a missing header
+    /// would have declared it (a macro constant, an enumerator, a variable). Modelled as an
+    /// `extern int` of unknown value, the same object in both versions; a witness never sets
+    /// it (its real value is fixed by the header), so a run that reads it proves nothing.
+    pub opaque: bool,
     pub line: Line,
 }
 

@@ -127,11 +127,12 @@ fn unconfigured_file_pair() {
     assert_eq!(code, 1);
     let fs = functions(&v);
     check_common(&fs);
-    // TAB_STOP_LIMIT comes from the missing system.h: only that function is rejected.
-    assert_eq!(verdict(&fs, "safe_columns"), "unsupported");
-    let why = fs["safe_columns"]["notes"][0].as_str().unwrap();
+    // TAB_STOP_LIMIT comes from the missing system.h: an unknown `int`, the same in both
+    // versions, under which `size < L ? size : L` and `size <= L ? size : L` are equal.
+    assert_eq!(verdict(&fs, "safe_columns"), "equivalent");
+    let why = fs["safe_columns"]["notes"].to_string();
     assert!(
-        why.contains("old.c:145:") && why.contains("TAB_STOP_LIMIT"),
+        why.contains("`TAB_STOP_LIMIT` is not declared") && why.contains("old line 145"),
         "{why}"
     );
     let assumptions = v["assumptions"].to_string();
@@ -266,15 +267,11 @@ fn cosmetic_change_is_unchanged_and_short() {
         assert_eq!(out.status.code(), Some(0), "{stdout}");
         assert!(stdout.contains("unchanged (12):"), "{stdout}");
         if !configured {
-            // `safe_columns` uses a macro of the missing header: not analysable, but its text
-            // and its surroundings are the same in both versions.
+            // `safe_columns` uses a macro of the missing header, an unknown of the same value
+            // in both versions: its text and its surroundings are the same.
             let v = json_of(&[&args[..], &["--format", "json"]].concat());
             let fs = functions(&v);
             assert_eq!(verdict(&fs, "safe_columns"), "unchanged");
-            assert!(fs["safe_columns"]["notes"][0]
-                .as_str()
-                .unwrap()
-                .starts_with("not analysed"));
         }
         let n = stdout.lines().count();
         assert!(n <= 30, "{n} lines:\n{stdout}");
@@ -421,4 +418,65 @@ fn rejected_functions_keep_their_lines() {
     assert_eq!(verdict(&fs, "f"), "unsupported", "{v:#}");
     assert_eq!(fs["f"]["old_line"], 2, "{v:#}");
     assert_eq!(fs["f"]["new_line"], 4, "{v:#}");
+}
+
+/// Names a missing header would declare, used as values, are unknown `int`s shared by both
+/// versions: a proof may rely on them being equal in both, never on a value; a call may change
+/// them (they may be variables); and no witness chooses their value (the header fixes it).
+#[test]
+fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let old = "#include \"missing.h\"\nint g(int);\n\
+        int eq(int x) { if (x == TOK_NONE) return 1; return 2; }\n\
+        int neq(int x) { if (x == TOK_NONE) return 1; return 2; }\n\
+        int clob(int x) { int a = LIMIT; g(x); return a == LIMIT; }\n\
+        int sw(int x) { switch (x) { case TOK_NONE: return 1; case 7: return 2; default: return 0; } }\n\
+        int sw2(int x) { switch (x) { case TOK_NONE: x++; case 7: return x; } return 0; }\n";
+    let new = "#include \"missing.h\"\nint g(int);\n\
+        int eq(int x) { if (x != TOK_NONE) return 2; return 1; }\n\
+        int neq(int x) { if (x == TOK_NONE + 1) return 1; return 2; }\n\
+        int clob(int x) { g(x); return 1; }\n\
+        int sw(int x) { switch (x) { case TOK_NONE: return 1; case 7: return 2; default: return 0; } }\n\
+        int sw2(int x) { switch (x) { case TOK_NONE: x += 2; case 7: return x; } return 0; }\n";
+    let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
+    std::fs::write(&o, old).unwrap();
+    std::fs::write(&n, new).unwrap();
+    let v = json_of(&[
+        "diff",
+        o.to_str().unwrap(),
+        n.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "eq"), "equivalent");
+    assert!(fs["eq"]["notes"].to_string().contains(
+        "`TOK_NONE` is not declared (defined in a missing header?): taken as an unknown `int`"
+    ));
+    // Differs when x equals the constant, whose value no input sets.
+    assert_eq!(verdict(&fs, "neq"), "possibly-different");
+    assert!(fs["neq"]["witness"].is_null(), "{}", fs["neq"]);
+    // `LIMIT` may be a variable that `g` changes.
+    assert_eq!(verdict(&fs, "clob"), "possibly-different");
+    // Case labels may name them too.
+    assert_eq!(verdict(&fs, "sw"), "unchanged");
+    assert_eq!(verdict(&fs, "sw2"), "possibly-different");
+    // With the header present, the same names are declared and nothing is assumed.
+    std::fs::write(
+        tmp.path().join("missing.h"),
+        "enum { TOK_NONE = 3 };\nextern int LIMIT;\n",
+    )
+    .unwrap();
+    let v = json_of(&[
+        "diff",
+        o.to_str().unwrap(),
+        n.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "eq"), "equivalent");
+    assert!(!fs["eq"]["notes"].to_string().contains("not declared"));
+    assert_eq!(verdict(&fs, "neq"), "different");
+    assert_eq!(verdict(&fs, "sw2"), "different");
 }

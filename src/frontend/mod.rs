@@ -311,7 +311,8 @@ fn parse_with(
                 }
             };
             let map = LineMap::new(&t.parse.source, &display_owned);
-            let mut prog = lower::lower_unit(&t.parse.unit, &map, &display_owned)?;
+            let opaque = !missing.is_empty();
+            let mut prog = lower::lower_unit(&t.parse.unit, &map, &display_owned, opaque)?;
             annotate(&mut prog, &t, &map, &display_owned, &missing);
             Ok(prog)
         })

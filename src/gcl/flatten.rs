@@ -470,16 +470,13 @@ impl<'f> Flattener<'f> {
             self.set_flag(ctx, b, false, line);
         }
         // `default` matches when no case of the whole switch does, wherever it stands.
-        let cases: Vec<(i128, i128)> = body
+        let tests: Vec<Expr> = body
             .iter()
             .filter_map(|i| match i {
-                SwitchItem::Case(lo, hi) => Some((*lo, *hi)),
+                SwitchItem::Case(lo, hi) => Some(case_test(&tv, *lo, *hi)),
+                SwitchItem::CaseExpr(e) => Some(case_expr_test(&tv, e)),
                 _ => None,
             })
-            .collect();
-        let tests: Vec<Expr> = cases
-            .iter()
-            .map(|&(lo, hi)| case_test(&tv, lo, hi))
             .collect();
         let any_case = any_of(&tests);
         let default_test = match any_case {
@@ -513,6 +510,11 @@ impl<'f> Flattener<'f> {
                     InstrKind::SetGuard(sw, case_test(&tv, *lo, *hi)),
                     item_line,
                 ),
+                SwitchItem::CaseExpr(e) => self.emit(
+                    &test_ctx,
+                    InstrKind::SetGuard(sw, case_expr_test(&tv, e)),
+                    item_line,
+                ),
                 SwitchItem::Default => self.emit(
                     &test_ctx,
                     InstrKind::SetGuard(sw, default_test.clone()),
@@ -536,6 +538,14 @@ impl<'f> Flattener<'f> {
 /// Constant guard value for flags (`ret := 0`, `brk1 := 1`).
 fn flag_value(v: bool) -> Expr {
     Expr::int(i128::from(v), CType::INT)
+}
+
+/// `t == e` for a case label read from an opaque global.
+fn case_expr_test(t: &Expr, e: &Expr) -> Expr {
+    Expr::new(
+        ExprKind::Binary(BinOp::Eq, Box::new(t.clone()), Box::new(e.clone())),
+        CType::INT,
+    )
 }
 
 /// `t == lo`, or `lo <= t && t <= hi` for a GNU case range.

@@ -370,6 +370,7 @@ fn globals_indirect_calls_and_builtins() {
             is_static: false,
             is_extern: false,
             is_volatile: false,
+            opaque: false,
             line: Line(1),
         },
         GlobalVar {
@@ -379,6 +380,7 @@ fn globals_indirect_calls_and_builtins() {
             is_static: false,
             is_extern: false,
             is_volatile: false,
+            opaque: false,
             line: Line(1),
         },
         GlobalVar {
@@ -388,6 +390,7 @@ fn globals_indirect_calls_and_builtins() {
             is_static: false,
             is_extern: true,
             is_volatile: false,
+            opaque: false,
             line: Line(1),
         },
     ];

@@ -278,7 +278,14 @@ fn global_seeds(
             .vars
             .iter()
             .any(|w| matches!(w.kind, VarKind::Global(_)) && w.name == v.name && w.ty == v.ty);
-        let declared = |p: &GclProgram| p.program.globals.iter().any(|g| g.name == v.name);
+        // Opaque globals stand for a missing header's constants: their value is not ours to
+        // choose.
+        let declared = |p: &GclProgram| {
+            p.program
+                .globals
+                .iter()
+                .any(|g| g.name == v.name && !g.opaque)
+        };
         if !paired
             || !declared(old)
             || !declared(new)

@@ -133,6 +133,7 @@ impl Ctx<'_> {
                     is_static,
                     is_extern: true,
                     is_volatile: false,
+                    opaque: false,
                     line,
                 });
                 GlobalId::new(self.globals.len() - 1)

@@ -12,10 +12,13 @@ use lang_c::span::Node;
 
 use super::ops::{is_boolean, promote, usual};
 use super::{Ctx, Res, Val};
-use crate::diag::{Error, ErrorKind};
+use crate::diag::{Error, ErrorKind, Note, NoteKind};
 use crate::frontend::consteval::{self, fold};
 use crate::frontend::types::{Binding, TypeEnv};
-use crate::ir::{BinOp, CType, Callee, Expr, ExprKind, FuncType, Place, Stmt, StmtKind, StructId};
+use crate::ir::{
+    BinOp, CType, Callee, Expr, ExprKind, FuncType, GlobalId, GlobalVar, Place, Stmt, StmtKind,
+    StructId,
+};
 
 impl Ctx<'_> {
     /// Lower an expression in a constant context (no function): global initializers, sizes.
@@ -353,10 +356,45 @@ impl Ctx<'_> {
                     CType::Ptr(Box::new(CType::CHAR)),
                 )))
             }
+            None if self.opaque_undeclared && self.f.is_some() => {
+                let g = self.opaque_global(name, off);
+                let v = self.global_var(g);
+                Ok(Val::L(Place::Var(v), CType::INT))
+            }
             None => Err(self
                 .err(off, format!("use of undeclared identifier `{name}`"))
                 .with_kind(ErrorKind::Undeclared)),
         }
+    }
+
+    /// The opaque global standing for the undeclared `name` (see [`GlobalVar::opaque`]); the
+    /// first use in each function gets a note, which the report attaches to the function.
+    fn opaque_global(&mut self, name: &str, off: usize) -> GlobalId {
+        let line = self.line(off);
+        let g = *self.opaque.entry(name.to_string()).or_insert_with(|| {
+            self.globals.push(GlobalVar {
+                name: name.to_string(),
+                ty: CType::INT,
+                init: vec![],
+                is_static: false,
+                is_extern: true,
+                is_volatile: false,
+                opaque: true,
+                line,
+            });
+            GlobalId::new(self.globals.len() - 1)
+        });
+        if self.f.as_ref().is_some_and(|f| !f.globals.contains_key(&g)) {
+            self.notes.push(Note::at(
+                NoteKind::Assumption,
+                self.file,
+                line.0,
+                format!(
+                    "`{name}` is not declared (defined in a missing header?): taken as an unknown `int`, the same in both versions"
+                ),
+            ));
+        }
+        g
     }
 
     fn constant(&mut self, c: &Constant, off: usize) -> Res<Expr> {

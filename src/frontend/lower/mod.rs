@@ -92,6 +92,12 @@ struct Ctx<'a> {
     func_order: Vec<String>,
     notes: Vec<Note>,
     undeclared_calls: Vec<String>,
+    /// Whether a name used as a value without a declaration becomes an opaque global
+    /// ([`GlobalVar::opaque`]): only when project headers are missing, where it was most
+    /// likely declared; otherwise it is an error in the code.
+    opaque_undeclared: bool,
+    /// The opaque globals made so far, by name.
+    opaque: HashMap<String, GlobalId>,
     /// Functions defined in headers (see [`Program::in_headers`]).
     in_headers: std::collections::BTreeSet<String>,
     f: Option<FnState>,
@@ -111,7 +117,13 @@ enum Val {
 
 type Res<T> = Result<T>;
 
-pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Program> {
+/// `opaque_undeclared`: project headers are missing (see [`GlobalVar::opaque`]).
+pub fn lower_unit(
+    unit: &TranslationUnit,
+    map: &LineMap,
+    file: &str,
+    opaque_undeclared: bool,
+) -> Res<Program> {
     let mut cx = Ctx {
         map,
         file,
@@ -129,6 +141,8 @@ pub fn lower_unit(unit: &TranslationUnit, map: &LineMap, file: &str) -> Res<Prog
         func_order: vec![],
         notes: vec![],
         undeclared_calls: vec![],
+        opaque_undeclared,
+        opaque: HashMap::new(),
         in_headers: Default::default(),
         f: None,
         suspended: None,

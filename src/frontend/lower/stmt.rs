@@ -18,7 +18,9 @@ use super::ops::promote;
 use super::{Ctx, Enclosing, Res, Val};
 use crate::frontend::consteval::normalize;
 use crate::frontend::types::{Scope, TypeEnv};
-use crate::ir::{CType, Expr, ExprKind, LoopKind, Place, Stmt, StmtKind, SwitchItem, UnOp};
+use crate::ir::{
+    CType, Expr, ExprKind, LoopKind, Place, Stmt, StmtKind, SwitchItem, UnOp, VarKind,
+};
 
 impl Ctx<'_> {
     pub(super) fn block_items(&mut self, items: &[Node<BlockItem>]) -> Res<()> {
@@ -324,6 +326,36 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// A case label that is not a constant because it names a missing header's constant (an
+    /// opaque global, see [`crate::ir::GlobalVar::opaque`]): its value converted to `t`, if
+    /// lowering it emits nothing and reads only opaque globals.
+    fn opaque_case(&mut self, e: &Node<Expression>, t: &CType) -> Option<Expr> {
+        if !self.opaque_undeclared {
+            return None;
+        }
+        let (v, st) = self.buffered(|cx| cx.rvalue(e)).ok()?;
+        if !st.is_empty() || !v.ty.is_integer() || !self.reads_only_opaque(&v) {
+            return None;
+        }
+        Some(self.convert(v, t))
+    }
+
+    /// Whether `e` is built from integer constants and opaque globals only.
+    fn reads_only_opaque(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(_) => true,
+            ExprKind::Var(v) => {
+                let f = self.f.as_ref().expect("in a function");
+                matches!(f.vars[v.index()].kind, VarKind::Global(g) if self.globals[g.index()].opaque)
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.reads_only_opaque(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
+                self.reads_only_opaque(a) && self.reads_only_opaque(b)
+            }
+            _ => false,
+        }
+    }
+
     fn switch_stmt(
         &mut self,
         s: &Node<Statement>,
@@ -332,10 +364,13 @@ impl Ctx<'_> {
     ) -> Res<()> {
         if let Statement::Labeled(l) = &s.node {
             let item = match &l.node.label.node {
-                Label::Case(e) => {
-                    let v = normalize(self.const_int(e)?, t);
-                    Some(SwitchItem::Case(v, v))
-                }
+                Label::Case(e) => Some(match self.const_int(e) {
+                    Ok(v) => {
+                        let v = normalize(v, t);
+                        SwitchItem::Case(v, v)
+                    }
+                    Err(err) => SwitchItem::CaseExpr(self.opaque_case(e, t).ok_or(err)?),
+                }),
                 Label::CaseRange(r) => {
                     let lo = normalize(self.const_int(&r.node.low)?, t);
                     let hi = normalize(self.const_int(&r.node.high)?, t);
