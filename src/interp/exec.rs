@@ -121,6 +121,11 @@ impl<'a> Interp<'a> {
             if self.steps > self.budget {
                 return Err(RunError::Budget { steps: self.budget });
             }
+            if self.steps % super::DEADLINE_STEPS == 0
+                && self.deadline.is_some_and(|d| std::time::Instant::now() > d)
+            {
+                return Err(RunError::Deadline);
+            }
             let holds =
                 ins.guard.0.iter().all(|l| {
                     fr.guards.get(l.guard.index()).copied().unwrap_or(false) == l.positive

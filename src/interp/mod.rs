@@ -37,6 +37,9 @@ use memory::{encode, Desc, Memory};
 use crate::gcl::GclProgram;
 use crate::ir::{CType, VarId};
 
+/// How often (in steps) the clock is read when there is a deadline.
+const DEADLINE_STEPS: u64 = 1 << 14;
+
 /// Default step budget (instructions executed, including those skipped by their guard).
 pub const DEFAULT_BUDGET: u64 = 10_000_000;
 /// Maximum call depth (frames on the interpreter's stack).
@@ -119,6 +122,8 @@ pub enum RunError {
     },
     /// The step budget ran out (probably an infinite loop).
     Budget { steps: u64 },
+    /// The caller's deadline passed first ([`Interp::with_deadline`]): nothing is known.
+    Deadline,
     /// Calls nested deeper than the interpreter's limit (probably infinite recursion).
     Depth { limit: usize, line: u32 },
     /// Something the interpreter cannot execute (external function, abstracted value, …).
@@ -134,6 +139,7 @@ impl fmt::Display for RunError {
                 write!(f, "undefined behavior: {msg} at line {line}")
             }
             RunError::Budget { steps } => write!(f, "step budget exhausted after {steps} steps"),
+            RunError::Deadline => write!(f, "stopped at the deadline"),
             RunError::Depth { limit, line } => {
                 write!(f, "call depth limit ({limit}) exceeded at line {line}")
             }
@@ -172,6 +178,8 @@ enum RetVal {
 pub struct Interp<'a> {
     prog: &'a GclProgram,
     budget: u64,
+    /// Read every [`DEADLINE_STEPS`] steps: a budget of millions of steps takes seconds.
+    deadline: Option<std::time::Instant>,
     steps: u64,
     /// Source line of the instruction being executed (for errors).
     line: u32,
@@ -212,6 +220,7 @@ impl<'a> Interp<'a> {
         let mut me = Interp {
             prog,
             budget: DEFAULT_BUDGET,
+            deadline: None,
             steps: 0,
             line: 0,
             depth: 0,
@@ -244,6 +253,12 @@ impl<'a> Interp<'a> {
 
     pub fn with_budget(mut self, steps: u64) -> Self {
         self.budget = steps;
+        self
+    }
+
+    /// Stop with [`RunError::Deadline`] once `deadline` has passed.
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.deadline = deadline;
         self
     }
 

@@ -131,7 +131,13 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         .map(|v| Input::Scalar(format!("{v:?}")))
         .collect();
     let args: Vec<Arg> = args.iter().map(|v| Arg::Scalar(*v)).collect();
-    behave_args(prog, func, (&args, &inputs, &[]), budget, &Cell::new(0))
+    behave_args(
+        prog,
+        func,
+        (&args, &inputs, &[]),
+        (budget, None),
+        &Cell::new(0),
+    )
 }
 
 /// `params` with the names of `names` where it has them: the names both versions' behaviours
@@ -151,7 +157,7 @@ fn behave_args(
     prog: &GclProgram,
     func: &str,
     (args, inputs, names): (&[Arg], &[Input], &[Param]),
-    budget: u64,
+    (budget, deadline): (u64, Option<Instant>),
     spent: &Cell<u64>,
 ) -> Option<Behaviour> {
     let f = prog.function(func)?;
@@ -169,6 +175,7 @@ fn behave_args(
         .collect();
     let mut it = Interp::new(prog)
         .with_budget(budget)
+        .with_deadline(deadline)
         .with_global_inputs(set);
     let called = it.call_observe_both(func, &args[..np], &globals);
     spent.set(spent.get() + it.steps());
@@ -486,8 +493,17 @@ impl Runner<'_> {
         let (args, lits) = self.args(inputs)?;
         self.runs += 1;
         let names = &self.params;
+        // A run stops at the search's end: a budget of ten million steps takes seconds.
+        let end = self.start + self.opts.time;
+        let deadline = Some(self.budget.deadline().map_or(end, |d| d.min(end)));
         let run = |prog, budget| {
-            behave_args(prog, self.func, (&args, inputs, names), budget, &self.steps)
+            behave_args(
+                prog,
+                self.func,
+                (&args, inputs, names),
+                (budget, deadline),
+                &self.steps,
+            )
         };
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
