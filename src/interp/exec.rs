@@ -121,7 +121,7 @@ impl<'a> Interp<'a> {
             if self.steps > self.budget {
                 return Err(RunError::Budget { steps: self.budget });
             }
-            if self.steps % super::DEADLINE_STEPS == 0
+            if self.steps.is_multiple_of(super::DEADLINE_STEPS)
                 && self.deadline.is_some_and(|d| std::time::Instant::now() > d)
             {
                 return Err(RunError::Deadline);

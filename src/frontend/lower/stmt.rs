@@ -157,7 +157,27 @@ impl Ctx<'_> {
                 r
             }
             Statement::Expression(None) => Ok(()),
-            Statement::Expression(Some(e)) => self.effect(e),
+            Statement::Expression(Some(e)) => {
+                // A statement that is only an undeclared name (`case_GETOPT_HELP_CHAR;`) is a
+                // macro of a missing header whose expansion (a `case` label, a call, a
+                // `return`) is unknown: never an opaque value read for nothing.
+                if let Expression::Identifier(id) = &e.node {
+                    if self.tables.lookup(&id.node.name).is_none()
+                        && !id.node.name.starts_with("__")
+                    {
+                        return Err(self
+                            .err(
+                                e.span.start,
+                                format!(
+                                    "`{};` names nothing declared: a macro whose expansion is unknown",
+                                    id.node.name
+                                ),
+                            )
+                            .with_kind(crate::diag::ErrorKind::Undeclared));
+                    }
+                }
+                self.effect(e)
+            }
             Statement::If(i) => {
                 let c = &i.node.condition;
                 let mut x = self.rvalue(c)?;
