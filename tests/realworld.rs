@@ -443,14 +443,11 @@ fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
     let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
     std::fs::write(&o, old).unwrap();
     std::fs::write(&n, new).unwrap();
-    let v = json_of(&[
-        "diff",
-        o.to_str().unwrap(),
-        n.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    let fs = functions(&v);
+    let run = || {
+        let (o, n) = (o.to_str().unwrap(), n.to_str().unwrap());
+        functions(&json_of(&["diff", o, n, "--format", "json"]))
+    };
+    let fs = run();
     assert_eq!(verdict(&fs, "eq"), "equivalent");
     assert!(fs["eq"]["notes"].to_string().contains(
         "`TOK_NONE` is not declared (defined in a missing header?): taken as an unknown `int`"
@@ -475,14 +472,7 @@ fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
         "enum { TOK_NONE = 3 };\nextern int LIMIT;\n",
     )
     .unwrap();
-    let v = json_of(&[
-        "diff",
-        o.to_str().unwrap(),
-        n.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    let fs = functions(&v);
+    let fs = run();
     assert_eq!(verdict(&fs, "eq"), "equivalent");
     assert!(!fs["eq"]["notes"].to_string().contains("not declared"));
     assert_eq!(verdict(&fs, "neq"), "different");
