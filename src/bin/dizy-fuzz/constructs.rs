@@ -25,6 +25,8 @@ pub const CONSTRUCTS: &[&str] = &[
     "bool",
     "size_t",
     "enum",
+    "missing-header name",
+    "missing-header case",
     "float",
     "double",
     "float->int",
@@ -208,6 +210,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             Expr::Lib(n, _) if CTYPE_FUNCTIONS.contains(&n.as_str()) => {
                 out.insert("ctype");
             }
+            Expr::Var(n) if p.config.iter().any(|c| &c.0 == n) => {
+                out.insert("missing-header name");
+            }
             Expr::Block(se) => {
                 out.insert("statement expr");
                 if se.leaves() {
@@ -234,6 +239,11 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             }
             Stmt::Switch(_, cs) => {
                 out.insert("switch");
+                if cs.iter().any(|c| {
+                    matches!(&c.label, CaseLabel::Name(n) if p.config.iter().any(|x| &x.0 == n))
+                }) {
+                    out.insert("missing-header case");
+                }
                 if cs.len() > 1 && cs[..cs.len() - 1].iter().any(|c| !c.brk) {
                     out.insert("fallthrough");
                 }

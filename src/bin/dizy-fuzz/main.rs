@@ -5,7 +5,7 @@
 //! verdicts — whose last line is `N pairs: U unsound, W false witnesses, C crashes, T timeouts`,
 //! exit status 1 when any of those (or nondeterminism, or an oracle error) is non-zero. Pipeline
 //! per pair: `gen` writes a random program around the pair's main construct (pair i:
-//! `gen::FEATURES[i % 21]`, so every run of a few dozen pairs covers them all), `mutate` derives
+//! `gen::FEATURES[i % 22]`, so every run of a few dozen pairs covers them all), `mutate` derives
 //! a second version, `check` runs dizy (subprocess, hard-killed after its `--timeout`) and the
 //! native `oracle` (gcc with ASan and UBSan, both versions in one harness, each run in its own
 //! process per input) and compares; a failing pair is shrunk by `minimize` and saved as a
@@ -95,22 +95,25 @@ struct Args {
     /// the oracle: `termination` or `signed-zero` (see src/bin/dizy-fuzz/builtin.rs).
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
     builtin: Option<String>,
-    /// Generate no `<ctype.h>` calls: the generator as it was before they were added, so that
-    /// a seed of an earlier run gives the same pairs again
-    #[arg(long)]
-    no_ctype: bool,
+    /// The generator's version: 1 before `<ctype.h>` calls, 2 before names of a missing
+    /// header, 3 the current one; a seed of an earlier run gives the same pairs again with the
+    /// generation it ran with
+    #[arg(long, default_value_t = gen::GENERATION,
+          value_parser = clap::value_parser!(u8).range(1..=gen::GENERATION as i64))]
+    generation: u8,
 }
 
-/// The main construct of pair `i`.
-fn primary(i: u64) -> &'static str {
-    gen::FEATURES[(i % gen::FEATURES.len() as u64) as usize]
+/// The main construct of pair `i` for generator `generation`.
+fn primary(i: u64, generation: u8) -> &'static str {
+    let fs = gen::feature_list(generation);
+    fs[(i % fs.len() as u64) as usize]
 }
 
 /// What the pair is about, for messages: its main construct or the built-in pair's name.
 fn label(args: &Args, i: u64) -> String {
     args.builtin
         .clone()
-        .unwrap_or_else(|| primary(i).to_string())
+        .unwrap_or_else(|| primary(i, args.generation).to_string())
 }
 
 /// The pair with index `i` of a run: both versions and the mutation kinds.
@@ -118,7 +121,7 @@ fn make_pair(
     run_seed: u64,
     i: u64,
     builtin: Option<&str>,
-    ctype: bool,
+    generation: u8,
 ) -> (Program, Program, Vec<String>, u64) {
     let seed = gen::pair_seed(run_seed, i);
     if let Some((old, new)) = builtin.and_then(builtin::pair) {
@@ -131,10 +134,10 @@ fn make_pair(
     }
     let mut rng = Rng::new(seed);
     let mut g = Gen::new(&mut rng);
-    g.variant = (i / gen::FEATURES.len() as u64) as usize;
-    g.ctype = ctype;
-    let old = g.program(Some(primary(i)));
-    let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i)));
+    g.variant = (i / gen::feature_list(generation).len() as u64) as usize;
+    g.generation = generation;
+    let old = g.program(Some(primary(i, generation)));
+    let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i, generation)));
     (old, new, kinds, seed)
 }
 
@@ -192,7 +195,7 @@ fn main() {
                 let k = next.fetch_add(1, Ordering::SeqCst) as usize;
                 let Some(&i) = indices.get(k) else { break };
                 let (old, new, kinds, seed) =
-                    make_pair(args.seed, i, args.builtin.as_deref(), !args.no_ctype);
+                    make_pair(args.seed, i, args.builtin.as_deref(), args.generation);
                 let dir = work.join(format!("p{i}"));
                 let twice = args.determinism_every > 0 && i % args.determinism_every == 0;
                 let result = check::check_pair(&cfg, &old, &new, &dir, seed, &[], twice);

@@ -45,6 +45,9 @@ impl<'a> Env<'a> {
         if let Some(g) = self.prog.globals.iter().find(|g| g.name == name) {
             return Some(g.ty.clone());
         }
+        if self.prog.config.iter().any(|c| c.0 == name) {
+            return Some(INT);
+        }
         for t in &self.prog.types {
             if let TypeDef::Enum { tag, items } = t {
                 if items.iter().any(|i| i.0 == name) {

@@ -447,7 +447,7 @@ pub struct Spin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CaseLabel {
     Int(i64),
-    /// An enumerator.
+    /// An enumerator or a missing header's name ([`Program::config`]).
     Name(String),
     Default,
 }
@@ -548,6 +548,12 @@ pub struct Func {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Program {
     pub types: Vec<TypeDef>,
+    /// Names a missing project header would define (`CFG_A`), with the value the oracle gives
+    /// them (`#define CFG_A (v)` in its harness, the same in both versions). dizy reads the
+    /// program with `#include "dizy_fuzz_cfg.h"`, a header that does not exist, so it must
+    /// hold for every value; the mutations never change them. Used as `int` values and as
+    /// `case` labels ([`CaseLabel::Name`]), never assigned.
+    pub config: Vec<(String, i64)>,
     pub globals: Vec<Global>,
     pub helpers: Vec<Func>,
     pub main: Func,

@@ -16,6 +16,9 @@ use super::*;
 fn includes(p: &Program) -> String {
     let text = p.print_body("");
     let mut s = String::new();
+    if !p.config.is_empty() {
+        let _ = writeln!(s, "#include \"{CONFIG_HEADER}\"");
+    }
     if text.contains("printf(") || text.contains("putchar(") {
         s.push_str("#include <stdio.h>\n");
     }
@@ -46,7 +49,18 @@ fn includes(p: &Program) -> String {
     s
 }
 
+/// The project header the generated programs include and dizy never finds.
+pub const CONFIG_HEADER: &str = "dizy_fuzz_cfg.h";
+
 impl Program {
+    /// `#define`s of the missing header's names ([`Program::config`]), for the oracle's text.
+    pub fn config_defines(&self) -> String {
+        self.config
+            .iter()
+            .map(|(n, v)| format!("#define {n} ({v})\n"))
+            .collect()
+    }
+
     /// The C text dizy reads.
     pub fn print(&self) -> String {
         let mut s = includes(self);

@@ -9,12 +9,7 @@ use super::*;
 impl Gen<'_> {
     /// An index into an array of length `len`: a constant, a masked or a reduced expression.
     pub(super) fn index(&mut self, sc: &Scope, len: usize) -> Expr {
-        let cands: Vec<Expr> = sc
-            .ints
-            .iter()
-            .filter(|e| matches!(e, Expr::Var(_)))
-            .cloned()
-            .collect();
+        let cands = sc.int_vars();
         if self.rng.chance(40) || cands.is_empty() {
             return Expr::Int(self.rng.range(0, len as i64 - 1));
         }
@@ -67,6 +62,8 @@ impl Gen<'_> {
             self.int_place(sc, false)
         } else if !sc.enums.is_empty() && self.rng.chance(25) {
             Expr::Var(self.rng.pick(&sc.enums).clone())
+        } else if !sc.config.is_empty() && self.rng.chance(30) {
+            Expr::Var(self.rng.pick(&sc.config).clone())
         } else if self.rng.chance(5) {
             Expr::Chr(*self.rng.pick(b"a0z "))
         } else {
@@ -151,7 +148,7 @@ impl Gen<'_> {
             let s = self.rng.pick(&sc.strs).clone();
             return Expr::cast(INT, Expr::Lib("strlen".into(), vec![Expr::var(&s)]));
         }
-        if self.ctype && roll < 19 && self.rng.chance(20) {
+        if self.generation >= 2 && roll < 19 && self.rng.chance(20) {
             // A `<ctype.h>` function of an `unsigned char` (the values it is defined on):
             // glibc's class bits and case mapping, which dizy must model exactly.
             let f = *self.rng.pick(crate::ast::CTYPE_FUNCTIONS);

@@ -10,7 +10,8 @@
 //! that may alias, local arrays, globals of every storage class with initializers, static locals,
 //! `switch` with fallthrough, forward and backward `goto`, `do`-`while`, bounded recursion,
 //! function pointers and const tables of them, `printf`/`putchar`, loops that may not
-//! terminate, and GNU statement expressions (typed `max`, declarations that shadow, loops with
+//! terminate, names a missing project header defines (values and `case` labels), and GNU
+//! statement expressions (typed `max`, declarations that shadow, loops with
 //! `break`/`continue` inside, side effects where they are sequenced; see [`stmtexpr`]). First
 //! stage of the fuzzer: `mutate` derives the second version, `oracle` runs both.
 //!
@@ -77,7 +78,7 @@ pub fn pair_seed(seed: u64, index: u64) -> u64 {
 /// The constructs a program may be built around; pair `i` of a run always contains
 /// `FEATURES[i % FEATURES.len()]` (plus others at random), so that every run of a few dozen
 /// pairs covers all of them.
-pub const FEATURES: [&str; 21] = [
+pub const FEATURES: [&str; 22] = [
     "widths",
     "float",
     "struct",
@@ -99,7 +100,22 @@ pub const FEATURES: [&str; 21] = [
     "do-while",
     "bool",
     "stmt-expr",
+    "config",
 ];
+
+/// The generator's versions: a seed of an earlier run gives the same pairs again with the
+/// generation it ran with. 1: before `<ctype.h>` calls; 2: before missing-header names
+/// (`config`); 3: the current one.
+pub const GENERATION: u8 = 3;
+
+/// The constructs of generation `g` (each generation keeps the earlier list as its prefix).
+pub fn feature_list(g: u8) -> &'static [&'static str] {
+    if g < 3 {
+        &FEATURES[..21]
+    } else {
+        &FEATURES
+    }
+}
 
 const CONSTS: [i64; 16] = [0, 1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 127, 255, -1, -2, -128];
 pub const FCONSTS: [&str; 14] = [
@@ -139,6 +155,8 @@ pub struct Scope {
     pub fn_targets: Vec<String>,
     pub strs: Vec<String>,
     pub enums: Vec<String>,
+    /// Names of a missing header ([`Program::config`]).
+    pub config: Vec<String>,
     pub loop_depth: usize,
     pub ctx: Ctx,
     pub loops: bool,
@@ -150,6 +168,17 @@ pub struct Scope {
     pub stmt_expr: u8,
     /// Parameters and locals a statement expression's declaration may shadow, with their types.
     pub shadow: Vec<(String, Ty)>,
+}
+
+impl Scope {
+    /// The plain integer variables (not array elements or fields) of `ints`.
+    pub fn int_vars(&self) -> Vec<Expr> {
+        self.ints
+            .iter()
+            .filter(|e| matches!(e, Expr::Var(_)))
+            .cloned()
+            .collect()
+    }
 }
 
 impl Default for Ty {
@@ -164,9 +193,9 @@ pub struct Gen<'r> {
     /// variants (the storage class of a global, the width of an integer) take them in turn, so
     /// that a short run covers all of them.
     pub variant: usize,
-    /// Whether expressions may call `<ctype.h>` functions (off: the generator of the runs
-    /// before they were added, pair for pair).
-    pub ctype: bool,
+    /// Which generator ([`GENERATION`]): earlier ones give the pairs of earlier runs, pair for
+    /// pair.
+    pub generation: u8,
     /// Locals the function being built needs besides its own (loop counters).
     extra: Vec<Local>,
     counter: usize,
@@ -211,7 +240,7 @@ impl<'r> Gen<'r> {
         Gen {
             rng,
             variant: 0,
-            ctype: true,
+            generation: GENERATION,
             extra: vec![],
             counter: 0,
             label: 0,
@@ -245,7 +274,7 @@ impl<'r> Gen<'r> {
             _ => 2,
         };
         for _ in 0..extra {
-            let f = *self.rng.pick(&FEATURES);
+            let f = *self.rng.pick(feature_list(self.generation));
             if !fs.contains(&f) {
                 fs.push(f);
             }
@@ -354,6 +383,7 @@ impl<'r> Gen<'r> {
                 "printf" => self.add_printf(&mut b),
                 "hang" => self.add_hang(&mut b),
                 "stmt-expr" => self.add_stmt_expr(&mut b),
+                "config" => self.add_config(&mut b),
                 _ => {}
             }
         }

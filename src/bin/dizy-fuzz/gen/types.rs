@@ -89,7 +89,6 @@ impl Gen<'_> {
         sc.int_lv.push(Expr::var("e"));
         sc.enums = names.iter().map(|s| s.to_string()).collect();
         // a switch over the enum, cases named by enumerators
-        let mut cases = vec![];
         let mut labels: Vec<CaseLabel> = names
             .iter()
             .map(|n| CaseLabel::Name(n.to_string()))
@@ -99,9 +98,61 @@ impl Gen<'_> {
         if self.rng.chance(60) {
             labels.push(CaseLabel::Default);
         }
+        let cases = self.named_cases(sc, labels);
+        snippets.push(vec![Stmt::Switch(Expr::var("e"), cases)]);
+    }
+
+    /// `config`: two or three names a missing project header would define (`CFG_A`), with
+    /// distinct values the oracle gives them: read as `int` values by the statements, and maybe
+    /// the labels of a `switch` over an integer variable (the switch converts them to its type).
+    pub(super) fn add_config(&mut self, b: &mut Parts) {
+        let Parts {
+            p, sc, snippets, ..
+        } = b;
+        let n = 2 + self.rng.below(2);
+        let mut vals: Vec<i64> = vec![];
+        while vals.len() < n {
+            let v = if self.rng.chance(20) {
+                self.rng.range(-3, 300)
+            } else {
+                self.rng.range(-1, 11)
+            };
+            if !vals.contains(&v) {
+                vals.push(v);
+            }
+        }
+        p.config = ["CFG_A", "CFG_B", "CFG_C"]
+            .iter()
+            .zip(&vals)
+            .map(|(n, v)| (n.to_string(), *v))
+            .collect();
+        sc.config = p.config.iter().map(|c| c.0.clone()).collect();
+        let vars = sc.int_vars();
+        if vars.is_empty() || self.rng.chance(40) {
+            return;
+        }
+        let subject = self.rng.pick(&vars).clone();
+        let mut labels: Vec<CaseLabel> = sc
+            .config
+            .iter()
+            .map(|n| CaseLabel::Name(n.clone()))
+            .collect();
+        self.rng.shuffle(&mut labels);
+        labels.truncate(1 + self.rng.below(n));
+        if self.rng.chance(50) {
+            labels.push(CaseLabel::Default);
+        }
+        let cases = self.named_cases(sc, labels);
+        snippets.push(vec![Stmt::Switch(subject, cases)]);
+    }
+
+    /// The cases of a `switch` labelled by names (enumerators, a missing header's names): one
+    /// or two statements each, most ending with `break`.
+    fn named_cases(&mut self, sc: &Scope, labels: Vec<CaseLabel>) -> Vec<Case> {
         let mut inner = sc.clone();
         inner.ctx.in_switch = true;
         inner.ctx.top = false;
+        let mut cases = vec![];
         for l in labels {
             let n = 1 + self.rng.below(2);
             let body = self.block(&mut inner, n, 0);
@@ -111,7 +162,7 @@ impl Gen<'_> {
                 brk: self.rng.chance(75),
             });
         }
-        snippets.push(vec![Stmt::Switch(Expr::var("e"), cases)]);
+        cases
     }
 
     /// `float`: float or double parameters and a local, NaN tests and conversions both ways;

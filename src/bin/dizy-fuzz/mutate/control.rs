@@ -55,8 +55,18 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                                     }
                                     false
                                 }
-                                CaseLabel::Name(_) => {
-                                    let free: Vec<&String> = enums
+                                CaseLabel::Name(cur) => {
+                                    // a label of the same family (enumerators, or names of
+                                    // the missing header): their values are distinct, so no
+                                    // two labels of the switch become equal
+                                    let config: Vec<String> =
+                                        snap.config.iter().map(|c| c.0.clone()).collect();
+                                    let family = if config.contains(cur) {
+                                        &config
+                                    } else {
+                                        &enums
+                                    };
+                                    let free: Vec<&String> = family
                                         .iter()
                                         .filter(|e| !used.contains(&CaseLabel::Name((*e).clone())))
                                         .collect();

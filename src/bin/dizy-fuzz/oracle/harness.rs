@@ -283,6 +283,8 @@ static void begin_run(void) { fflush(stdout); stdout = open_memstream(&obuf, &ol
 static void end_run(void) { fflush(stdout); }
 "#,
     );
+    // the missing header's names: one value for both versions (the mutations keep them)
+    s.push_str(&old.config_defines());
     s.push_str(&old.print_body("o_"));
     s.push_str(&new.print_body("n_"));
     for (p, pre) in [(old, "o_"), (new, "n_")] {
@@ -436,6 +438,8 @@ pub fn recursive_helper_differs(
          #include <stdbool.h>\n#include <unistd.h>\n#include <math.h>\n#include <ctype.h>\n",
     );
     s.push_str(RUNTIME);
+    // the missing header's names: one value for both versions (the mutations keep them)
+    s.push_str(&old.config_defines());
     s.push_str(&old.print_body("o_"));
     s.push_str(&new.print_body("n_"));
     s.push_str("int main(void)\n{\n    rec = stderr;\n");
