@@ -570,7 +570,14 @@ impl Runner<'_> {
 
     fn repair_search(&mut self) -> Option<Witness> {
         let (w, at) = self.unsafe_witness.clone()?;
-        let args = w.args;
+        // every input of the current parameter list: with globals set as inputs
+        // (`search::global_seeds`) those follow the parameters; any missing take their fill
+        let mut args = w.args;
+        args.extend(w.global_args);
+        args.truncate(self.params.len());
+        for k in args.len()..self.params.len() {
+            args.push(self.fill.get(k).cloned().unwrap_or(Input::Null));
+        }
         let scalars: Vec<usize> = (0..self.params.len())
             .filter(|&k| self.params[k].shape.is_scalar() && !self.params[k].ty.is_pointer())
             .collect();
