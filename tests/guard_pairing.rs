@@ -122,3 +122,40 @@ fn split_floating_disjunctions_are_proved_equal() {
     let once = "int f(double x) { int r = 0; if (x < 1.0) { r = 1; x = x * 2.0; r = r + 2; } else { x = x * 2.0; } return r; }\n";
     assert_not_proved(twice, once, "a stale outcome");
 }
+
+/// An integer test's false branch `x != 1` is two pieces (`x <= 0`, `x >= 2`) that the next
+/// join merges; its outcome is remembered, so a later test of the same comparison (in either
+/// version) is decided: a `switch` and the `if` chain testing the same values are equivalent,
+/// also when the chain tests them in another order or with `!=`. Changing one returned value
+/// or one tested value is not proved.
+#[test]
+fn switch_against_an_if_chain_is_proved() {
+    let sw = "int f(int x) { switch (x) { case 1: return 10; case 2: return 20; \
+              default: return 0; } }\n";
+    for chain in [
+        "int f(int x) { if (x == 1) return 10; else if (x == 2) return 20; return 0; }\n",
+        "int f(int x) { if (x == 2) return 20; if (x == 1) return 10; return 0; }\n",
+        "int f(int x) { if (x != 1) { if (x != 2) return 0; return 20; } return 10; }\n",
+    ] {
+        assert_eq!(verdict(sw, chain), Verdict::Equivalent, "{chain}");
+    }
+    let one = "int f(int x) { switch (x) { case 1: return 10; default: return 0; } }\n";
+    let one_if = "int f(int x) { if (x == 1) return 10; return 0; }\n";
+    assert_eq!(verdict(one, one_if), Verdict::Equivalent);
+    assert_not_proved(
+        sw,
+        "int f(int x) { if (x == 1) return 10; else if (x == 3) return 20; return 0; }\n",
+        "another tested value",
+    );
+    assert_not_proved(
+        sw,
+        "int f(int x) { if (x == 1) return 10; else if (x == 2) return 21; return 0; }\n",
+        "another returned value",
+    );
+    // a remembered outcome is forgotten when an operand is written
+    assert_not_proved(
+        "int f(int x) { if (x != 1) { x = x + 1; if (x == 1) return 5; } return 0; }\n",
+        "int f(int x) { if (x != 1) { x = x + 1; if (x == 2) return 5; } return 0; }\n",
+        "a test after its operand changed",
+    );
+}

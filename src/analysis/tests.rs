@@ -293,6 +293,14 @@ fn guards_and_branches() {
     check_all_domains(&c, 300, 200, true);
     check_all_domains(&corpus_pair("38_and_to_or"), 200, 150, true);
     check_all_domains(&corpus_pair("35_switch_new_case"), 200, 150, true);
+    // remembered outcomes of `!=` pieces (switch against an if chain; a test after its operand
+    // was written must not use the outcome remembered before)
+    let c = pair(
+        "int f(int x) { int r = 0; switch (x) { case 1: r = 10; break; case 2: r = 20; break; default: if (x != 3) { x = x - 2; if (x == 1) r = 7; } } return r + x; }",
+        "int f(int x) { int r = 0; if (x == 2) r = 20; else if (x == 1) r = 10; else if (x != 3) { x = x - 2; if (x == 1) r = 7; } return r + x; }",
+        "f",
+    );
+    check_all_domains(&c, 300, 200, true);
 }
 
 #[test]

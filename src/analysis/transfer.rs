@@ -295,15 +295,41 @@ impl Analyzer<'_> {
                     (Some(_), Some(_)) => None,
                     _ => self.atom_branches(cond, &s)?,
                 };
+                // Both branches expressible, but one is a disjunction (`x != 1`: `x <= 0` or
+                // `x >= 2`), which the next join of its pieces loses: its outcomes are
+                // remembered too, and outcomes the sub-state remembers decide the condition
+                // where the (joined) polyhedron no longer can.
+                let decided = match (&t, &f) {
+                    (Some(a), Some(b))
+                        if a.len() > 1 || b.len() > 1 || s.defs.atoms().next().is_some() =>
+                    {
+                        self.atom_branches(cond, &s)?
+                    }
+                    _ => None,
+                };
                 let mut out = vec![];
                 // The last piece takes the sub-state itself: polyhedra are costly to copy.
                 let mut rest = Some(s);
                 for (val, dnf) in [(true, t), (false, f)] {
-                    let base = match val {
+                    let mut base = match val {
                         true => rest.clone(),
                         false => rest.take(),
                     }
                     .expect("the sub-state is taken by the last half only");
+                    if let Some((atoms, b)) = &decided {
+                        let reach = &b[usize::from(!val)];
+                        if reach.is_empty() {
+                            // the remembered outcomes exclude this branch
+                            continue;
+                        }
+                        if dnf.as_ref().is_some_and(|d| d.len() > 1) {
+                            for &(k, o) in &reach[0] {
+                                if reach.iter().all(|r| r.contains(&(k, o))) {
+                                    base.defs.atom(&self.f.func, &atoms[k], o, |_| false);
+                                }
+                            }
+                        }
+                    }
                     let bases = match &split {
                         Some((atoms, b)) => {
                             let mut v = vec![];
@@ -472,10 +498,17 @@ impl Analyzer<'_> {
         };
         let mut known = vec![None; atoms.len()];
         for (k, a) in atoms.iter().enumerate() {
+            let not_a = negated(a);
             for (e, o) in s.defs.atoms() {
                 if self.same_atom(e, a, s)? {
                     known[k] = Some(*o);
                     break;
+                }
+                if let Some(n) = &not_a {
+                    if self.same_atom(e, n, s)? {
+                        known[k] = Some(!*o);
+                        break;
+                    }
                 }
             }
         }
@@ -844,6 +877,29 @@ fn output_only(callee: &Callee, args: &[Expr]) -> bool {
                 CType::Void | CType::Struct(_) | CType::Int { bits: 8, .. }
             ),
         })
+}
+
+/// The comparison `e` negated where that is one comparison again: `==` and `!=` always, the
+/// orderings over integers only (under IEEE, `!(x < y)` is not `x >= y` when one is NaN).
+fn negated(e: &Expr) -> Option<Expr> {
+    use crate::ir::BinOp::*;
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return None;
+    };
+    let ints = a.ty.is_integer() && b.ty.is_integer();
+    let not = match op {
+        Eq => Ne,
+        Ne => Eq,
+        Lt if ints => Ge,
+        Ge if ints => Lt,
+        Le if ints => Gt,
+        Gt if ints => Le,
+        _ => return None,
+    };
+    Some(Expr {
+        kind: ExprKind::Binary(not, a.clone(), b.clone()),
+        ty: e.ty.clone(),
+    })
 }
 
 fn is_truth_valued(e: &Expr) -> bool {
