@@ -405,6 +405,16 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: true,
     },
+    // A local is in scope in its own initializer: `int x = x + 1;` reads the new, unset `x`
+    // (its value is indeterminate), not the parameter `x`, which dizy once read there
+    // (`equivalent`).
+    Case {
+        name: "local_read_in_its_own_initializer",
+        old: "int f(int x) { { int x = x + 1; return x; } }\n",
+        new: "int f(int x) { { int y = x + 1; return y; } }\n",
+        functions: &[("f", Want::Differs)],
+        only: false,
+    },
     Case {
         name: "negated_float_order_is_not_a_complement",
         old: "int f(double x, int y) { int r; if (x < 0.5) { r = y * 2; r += 1; } else { r = y - 4; r *= 3; } return r; }\n",

@@ -737,6 +737,24 @@ mod tests {
         out
     }
 
+    /// A local is in scope in its own initializer: `sizeof *p` there is `p`'s pointee (it was
+    /// an undeclared identifier), and a read of the name there reads the new, not yet set
+    /// variable (it read an outer one of that name), so it is havocked first.
+    #[test]
+    fn a_local_is_in_scope_in_its_initializer() {
+        let sized = body_without_lines(
+            "long f(int n) { long *p = (long *)0 + sizeof *p; return (long)p + n; }",
+        );
+        assert!(
+            sized.contains("Int(8)"),
+            "sizeof *p is sizeof(long): {sized}"
+        );
+        let own = body_without_lines("int f(int x) { { int x = x + 1; return x; } }");
+        let outer = body_without_lines("int f(int x) { { int y = x + 1; return y; } }");
+        assert!(own.contains("Havoc"), "{own}");
+        assert!(!outer.contains("Havoc"), "{outer}");
+    }
+
     /// `if (!c) A else B` is lowered as `if (c) B else A` (also `!!c`, `!p`, and a constant 0
     /// condition); an `if` without `else` keeps its `!`.
     #[test]

@@ -354,9 +354,18 @@ impl Ctx<'_> {
                 self.fs().vars[v.index()].addr_taken = true;
             }
             self.fs().vars[v.index()].volatile = volatile;
+            // C scope: the name denotes the new variable from the end of its declarator on,
+            // its own initializer included (`T *p = malloc(sizeof *p)`)
+            self.tables.bind(name.clone(), Binding::Var(v));
             match &idecl.node.initializer {
                 None => self.emit(StmtKind::Havoc(Place::Var(v))),
-                Some(init) => self.local_init(v, &ty, init)?,
+                Some(init) => {
+                    if super::written::init_reads_itself(init, &name) {
+                        // `int x = x + 1;` reads the new variable before it has a value
+                        self.emit(StmtKind::Havoc(Place::Var(v)));
+                    }
+                    self.local_init(v, &ty, init)?
+                }
             }
             let fixed = d.node.specifiers.iter().any(|s| {
                 matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if q.node == TypeQualifier::Const)
@@ -378,9 +387,6 @@ impl Ctx<'_> {
                     }
                 }
             }
-            // The name is visible from its own initializer on, but C code relying on that is
-            // rare; binding after keeps `int x = x;` pointing at an outer x (also rare).
-            self.tables.bind(name, Binding::Var(v));
         }
         Ok(())
     }

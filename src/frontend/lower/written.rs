@@ -106,3 +106,28 @@ impl<'ast> Visit<'ast> for Written {
         visit::visit_declarator(self, d, s)
     }
 }
+
+/// Whether initializer `init` of the declaration of `name` reads that name outside `sizeof`:
+/// the declared variable is in scope in its own initializer (`int x = x;` reads the new,
+/// uninitialized `x`), while `sizeof *p` in `T *p = malloc(sizeof *p)` only takes its type.
+pub(super) fn init_reads_itself(
+    init: &lang_c::span::Node<lang_c::ast::Initializer>,
+    name: &str,
+) -> bool {
+    struct Reads<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_expression(&mut self, e: &'ast Expression, s: &'ast Span) {
+            match e {
+                Expression::SizeOfVal(_) | Expression::SizeOfTy(_) | Expression::AlignOf(_) => {}
+                Expression::Identifier(id) if id.node.name == self.name => self.found = true,
+                _ => visit::visit_expression(self, e, s),
+            }
+        }
+    }
+    let mut r = Reads { name, found: false };
+    r.visit_initializer(&init.node, &init.span);
+    r.found
+}
