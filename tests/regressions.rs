@@ -7,7 +7,9 @@
 //! neither panics nor hangs and gives the function a verdict other than `error`/`unsupported`;
 //! no `equivalent`/`unchanged` on an `expected = different` pair; and a `different` verdict's
 //! witness, compiled natively with UBSan (each version alone, its own `main`), runs without
-//! undefined behaviour and gives the two different results dizy claims.
+//! undefined behaviour and gives the two different results dizy claims. A witness that sets
+//! globals before the call or fills buffers is beyond that scalar harness: `dizy diff
+//! --validate native` (gcc with UBSan on the same inputs) must confirm it instead.
 
 mod common;
 
@@ -210,9 +212,34 @@ fn regressions_hold() {
                 r.id
             ));
         }
-        if verdict == "different" {
+        let w = &f["witness"];
+        let nonempty = |k: &str| w[k].as_object().is_some_and(|m| !m.is_empty());
+        if verdict == "different" && (nonempty("global_inputs") || nonempty("memory_inputs")) {
+            // Globals set before the call or buffers: beyond this file's scalar harness, so
+            // dizy's own native replay (gcc with UBSan, the same inputs) must confirm it.
+            let o = run_with_timeout(
+                Command::new(env!("CARGO_BIN_EXE_dizy"))
+                    .args(["diff", "--format", "json", "--timeout", "20"])
+                    .args(["--validate", "native", "--function", &r.function])
+                    .arg(&r.old)
+                    .arg(&r.new),
+                None,
+                Duration::from_secs(90),
+            );
+            let j: Json = serde_json::from_str(&o.stdout).unwrap_or(Json::Null);
+            let by = j["functions"]
+                .as_array()
+                .and_then(|a| a.iter().find(|f| f["name"] == r.function.as_str()))
+                .and_then(|f| f["witness"]["validated_by"].as_str())
+                .unwrap_or("");
+            if !by.contains("native") {
+                failures.push(format!(
+                    "{}: witness with globals or memory not confirmed natively ({by:?}): {}",
+                    r.id, o.stderr
+                ));
+            }
+        } else if verdict == "different" {
             let (params, _) = signature(&std::fs::read_to_string(&r.old).unwrap(), &r.function);
-            let w = &f["witness"];
             let inputs: Vec<String> = params
                 .iter()
                 .map(|(_, n)| w["inputs"][n].as_str().unwrap_or("0").to_string())
