@@ -42,3 +42,14 @@ pub fn load_gcl(path: &Path, opts: &frontend::Options) -> Result<gcl::GclProgram
     let prog = frontend::load(path, opts)?;
     gcl::flatten_program(prog)
 }
+
+/// [`load_gcl`] for two versions of a file, loaded together (see [`frontend::load_pair`]).
+pub fn load_gcl_pair(
+    old: &Path,
+    new: &Path,
+    opts: &frontend::Options,
+) -> Result<(gcl::GclProgram, gcl::GclProgram)> {
+    resources::set_phase(old.display().to_string());
+    let (po, pn) = frontend::load_pair(old, new, opts)?;
+    Ok((gcl::flatten_program(po)?, gcl::flatten_program(pn)?))
+}

@@ -625,9 +625,9 @@ fn cmd_correlate(
     cpp: &CppArgs,
     run: Option<Vec<String>>,
 ) -> ExitCode {
-    let (po, pn) = match (load(old, cpp), load(new, cpp)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(code), _) | (_, Err(code)) => return code,
+    let (po, pn) = match dizy::load_gcl_pair(old, new, &cpp.options()) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
     };
     let copts = dizy::correlate::Options {
         map: match parse_map(map) {

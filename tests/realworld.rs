@@ -478,3 +478,78 @@ fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
     assert_eq!(verdict(&fs, "neq"), "different");
     assert_eq!(verdict(&fs, "sw2"), "different");
 }
+
+/// Types a missing header defines become records of the members the file uses: member
+/// accesses through unknown typedefs (record or pointer typedefs), incomplete tags and members
+/// of members are analysed, both versions share one layout (a member only the new version
+/// uses does not move the others), and what depends on the full layout is rejected. With the
+/// header present (a layout with other members and another order), the verdicts agree and
+/// the difference is confirmed by gcc.
+#[test]
+fn records_for_the_types_of_a_missing_header() {
+    let tmp = tempfile::tempdir().unwrap();
+    let common = "#include \"ctx.h\"\nstruct node;\n";
+    let old = format!(
+        "{common}int get(ctx_t *c, png_structrp p, struct node *n) {{\n\
+           if (p->flags & 4) return c->count + n->len;\n\
+           c->br.eos = 1; return c->mem->limit; }}\n\
+         int put(ctx_t *c, int v) {{ c->count = v; return c->count; }}\n\
+         long size(ctx_t *c) {{ return sizeof *c; }}\n\
+         void copy(ctx_t *a, ctx_t *b) {{ *a = *b; }}\n\
+         long arith(ctx_t *c) {{ return (c + 1)->count; }}\n"
+    );
+    let new = format!(
+        "{common}int get(ctx_t *c, png_structrp p, struct node *n) {{\n\
+           if (p->flags & 4) return n->len + c->count;\n\
+           c->br.eos = 1; return c->mem->limit; }}\n\
+         int put(ctx_t *c, int v) {{ c->count = v; c->extra = 0; return v; }}\n\
+         long size(ctx_t *c) {{ return sizeof (ctx_t); }}\n\
+         void copy(ctx_t *a, ctx_t *b) {{ a->count = b->count; a->extra = b->extra; }}\n\
+         long arith(ctx_t *c) {{ return c[1].count; }}\n"
+    );
+    let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
+    std::fs::write(&o, old).unwrap();
+    std::fs::write(&n, new).unwrap();
+    let run = |extra: &[&str]| {
+        let (o, n) = (o.to_str().unwrap(), n.to_str().unwrap());
+        let mut args = vec!["diff", o, n, "--format", "json"];
+        args.extend_from_slice(extra);
+        let v = json_of(&args);
+        (functions(&v), v)
+    };
+    let (fs, v) = run(&[]);
+    assert_eq!(verdict(&fs, "get"), "equivalent", "{v:#}");
+    assert_eq!(verdict(&fs, "put"), "different", "{v:#}");
+    assert!(fs["get"]["notes"]
+        .to_string()
+        .contains("`png_structrp`, an unknown type assumed `struct __dizy_png_structrp *`"));
+    assert!(
+        v.to_string().contains("ctx_t { br, count, extra, mem }"),
+        "{v:#}"
+    );
+    for f in ["size", "copy", "arith"] {
+        assert_eq!(verdict(&fs, f), "unsupported", "{f}: {v:#}");
+        let why = fs[f]["notes"].to_string();
+        assert!(why.contains("whose full layout is unknown"), "{f}: {why}");
+    }
+    // The real header: other members, another order, narrower types where it does not matter.
+    std::fs::write(
+        tmp.path().join("ctx.h"),
+        "struct m { int pad; long limit; };\n\
+         typedef struct { struct m *mem; long pad[3]; struct { int x; long eos; } br; long extra; long count; } ctx_t;\n\
+         typedef struct { char name[8]; unsigned flags; } png_struct;\n\
+         typedef png_struct *png_structrp;\n\
+         struct node { int kind; long len; };\n",
+    )
+    .unwrap();
+    let (fs, v) = run(&["--validate", "native"]);
+    assert_eq!(verdict(&fs, "get"), "equivalent", "{v:#}");
+    assert_eq!(verdict(&fs, "put"), "different", "{v:#}");
+    assert!(
+        fs["put"]["witness"]["validated_by"]
+            .to_string()
+            .contains("native"),
+        "{v:#}"
+    );
+    assert!(!v.to_string().contains("full layout is unknown"), "{v:#}");
+}

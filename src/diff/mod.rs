@@ -377,7 +377,7 @@ fn frontend_options(new: &Path, opts: &DiffOptions) -> frontend::Options {
 /// same way).
 fn load_pair((old, new): (&Path, &Path), opts: &DiffOptions) -> Result<(GclProgram, GclProgram)> {
     let fe = frontend_options(new, opts);
-    Ok((crate::load_gcl(old, &fe)?, crate::load_gcl(new, &fe)?))
+    crate::load_gcl_pair(old, new, &fe)
 }
 
 /// The options that decide a report, as the cache keys on them: all but the cache, the

@@ -31,6 +31,7 @@ pub mod conditionals;
 mod consteval;
 mod lines;
 mod lower;
+mod opaque;
 mod preprocess;
 mod tolerant;
 mod types;
@@ -162,15 +163,49 @@ pub fn input_files(path: &Path, opts: &Options) -> Result<(Vec<String>, Vec<Stri
 
 /// Load, preprocess, parse and lower `path`.
 pub fn load(path: &Path, opts: &Options) -> Result<Program> {
+    load_with(path, opts, None).map(|(p, _)| p)
+}
+
+/// Load two versions of a file. Where project headers are missing, the records assumed for
+/// their types (see `opaque`) are inferred from both versions' uses together, so that both
+/// get one layout (a member one version adds must not move the others).
+pub fn load_pair(old: &Path, new: &Path, opts: &Options) -> Result<(Program, Program)> {
+    let (po, so) = load_with(old, opts, None)?;
+    let (pn, sn) = load_with(new, opts, None)?;
+    if so == sn {
+        return Ok((po, pn));
+    }
+    let mut both = so.clone();
+    both.merge(&sn);
+    let po = if both == so {
+        po
+    } else {
+        load_with(old, opts, Some(&both))?.0
+    };
+    let pn = if both == sn {
+        pn
+    } else {
+        load_with(new, opts, Some(&both))?.0
+    };
+    Ok((po, pn))
+}
+
+/// [`load`], with the record shapes to assume given (`None`: the file's own); also gives the
+/// file's own shapes.
+fn load_with(
+    path: &Path,
+    opts: &Options,
+    shapes: Option<&opaque::Shapes>,
+) -> Result<(Program, opaque::Shapes)> {
     let display = path.display().to_string();
     check_input_file(path, &display)?;
     let pre = preprocess(path, opts, &display)?;
     let with_std = (opts.std_prelude && !pre.missing.is_empty())
-        .then(|| with_standard_headers(path, opts, &display))
+        .then(|| with_standard_headers(path, opts, &display, shapes))
         .flatten();
-    let mut prog = match with_std {
+    let (mut prog, own) = match with_std {
         Some(p) => p,
-        None => parse_with(pre.text, &display, pre.missing, opts.time_limit)?,
+        None => parse_with(pre.text, &display, pre.missing, opts.time_limit, shapes)?,
     };
     let mut seen = std::collections::HashSet::new();
     for e in &pre.skipped_errors {
@@ -193,7 +228,7 @@ pub fn load(path: &Path, opts: &Options) -> Result<Program> {
             format!("`#error {}` skipped: {what} is not configured for this build{hint}; what it would select is missing", e.message),
         ));
     }
-    Ok(prog)
+    Ok((prog, own))
 }
 
 /// Standard C and POSIX headers that stand in for missing project headers (`system.h`,
@@ -223,7 +258,12 @@ const STANDARD_HEADERS: &[&str] = &[
 /// The file loaded with [`STANDARD_HEADERS`] included first (for a file whose project headers
 /// are missing), or `None` when that does not load (the file's own declarations may clash
 /// with them); the plain load is then used.
-fn with_standard_headers(path: &Path, opts: &Options, display: &str) -> Option<Program> {
+fn with_standard_headers(
+    path: &Path,
+    opts: &Options,
+    display: &str,
+    shapes: Option<&opaque::Shapes>,
+) -> Option<(Program, opaque::Shapes)> {
     let dir = preprocess::TempDir::new("std").ok()?;
     let prelude = dir.path().join("dizy-standard-headers.h");
     let text: String = STANDARD_HEADERS
@@ -235,7 +275,8 @@ fn with_standard_headers(path: &Path, opts: &Options, display: &str) -> Option<P
     o.std_prelude = false;
     o.forced_includes.insert(0, prelude);
     let pre = preprocess(path, &o, display).ok()?;
-    let mut prog = parse_with(pre.text, display, pre.missing, opts.time_limit).ok()?;
+    let (mut prog, own) =
+        parse_with(pre.text, display, pre.missing, opts.time_limit, shapes).ok()?;
     prog.notes.push(Note::in_file(
         NoteKind::Assumption,
         display,
@@ -248,7 +289,7 @@ fn with_standard_headers(path: &Path, opts: &Options, display: &str) -> Option<P
                 .join(" ")
         ),
     ));
-    Some(prog)
+    Some((prog, own))
 }
 
 /// `; -DNAME would configure it` for an `#error` on `line` of `path`: options that select
@@ -277,17 +318,19 @@ fn configure_hint(path: &Path, line: u32, opts: &Options, display: &str) -> Stri
 
 /// Parse and lower already-preprocessed text (with line markers) that came from `display`.
 pub fn parse_text(text: String, display: &str) -> Result<Program> {
-    parse_with(text, display, vec![], Options::default().time_limit)
+    parse_with(text, display, vec![], Options::default().time_limit, None).map(|(p, _)| p)
 }
 
 /// Parse and lower within `limit`; `missing` lists the headers replaced by empty stand-ins
-/// (name, where).
+/// (name, where). With headers missing, the types they define get records (`opaque`) from
+/// `shapes`, or from the file's own uses; the latter are also given back.
 fn parse_with(
     text: String,
     display: &str,
     missing: Vec<(String, String)>,
     limit: std::time::Duration,
-) -> Result<Program> {
+    shapes: Option<&opaque::Shapes>,
+) -> Result<(Program, opaque::Shapes)> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(Error::bad_input(format!(
             "preprocessed input is {} bytes; the limit is {} bytes",
@@ -299,22 +342,35 @@ fn parse_with(
     let map = LineMap::new(&text, display);
     check_shape(&text, &map)?;
     let display_owned = display.to_string();
+    let shapes = shapes.cloned();
     // The PEG parser recurses per nesting level; give it room.
     let handle = std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || -> Result<Program> {
-            let t = match tolerant::parse(text) {
+        .spawn(move || -> Result<(Program, opaque::Shapes)> {
+            let mut t = match tolerant::parse(text) {
                 Ok(t) => t,
                 Err((e, _)) => {
                     let map = LineMap::new(&e.source, &display_owned);
                     return Err(syntax_error(&e, &map, &display_owned));
                 }
             };
+            let unconfigured = !missing.is_empty();
+            let mut own = opaque::Shapes::default();
+            if unconfigured {
+                let guessed = t.repairs.default_guesses();
+                let (found, defined) = opaque::infer(&t.parse.unit, &guessed);
+                let layout = shapes.as_ref().unwrap_or(&found).layout(&guessed, &defined);
+                if !layout.decls.is_empty() {
+                    t = tolerant::reparse(t, layout);
+                }
+                own = found;
+            }
             let map = LineMap::new(&t.parse.source, &display_owned);
-            let opaque = !missing.is_empty();
-            let mut prog = lower::lower_unit(&t.parse.unit, &map, &display_owned, opaque)?;
+            let tags = t.repairs.layout.tags.clone();
+            let mut prog =
+                lower::lower_unit(&t.parse.unit, &map, &display_owned, unconfigured, tags)?;
             annotate(&mut prog, &t, &map, &display_owned, &missing);
-            Ok(prog)
+            Ok((prog, own))
         })
         .map_err(|e| Error::internal(format!("cannot start parser thread: {e}")))?;
     // Wait at most the time limit; a parse that overruns is abandoned (its thread ends with the
@@ -419,7 +475,13 @@ fn annotate(
     if !r.typedefs.is_empty() {
         notes.push(file_note(format!(
             "unknown type names given assumed typedefs (width and signedness are a guess and decide overflow behaviour): {}",
-            list(r.typedefs.iter().map(|(n, (ty, off))| format!("{n} as {ty} (line {})", line_of(*off))))
+            list(r.typedefs.iter().map(|(n, (ty, off))| format!("{n} as {} (line {})", r.typedef_type(n, ty), line_of(*off))))
+        )));
+    }
+    if !r.layout.described.is_empty() {
+        notes.push(file_note(format!(
+            "types a missing header defines taken as records of the members this file uses (distinct fields, scalars `long`; what needs their full layout, such as `sizeof`, is rejected): {}",
+            list(r.layout.described.iter().cloned())
         )));
     }
     if !r.blanked.is_empty() {
@@ -478,9 +540,25 @@ fn annotate(
         let (start, end) = (fd.span.start, fd.span.end);
         for (name, (ty, _)) in &r.typedefs {
             if let Some(off) = tolerant::find_ident(text, start, end, name) {
+                let why = if r.layout.typedefs.contains_key(name) {
+                    "(a record of the members this file uses)"
+                } else {
+                    "(a guess: its width and signedness decide overflow)"
+                };
                 other.push(line_note(
                     map.line(off),
-                    format!("uses `{name}`, an unknown type assumed `{ty}` (a guess: its width and signedness decide overflow)"),
+                    format!(
+                        "uses `{name}`, an unknown type assumed `{}` {why}",
+                        r.typedef_type(name, ty)
+                    ),
+                ));
+            }
+        }
+        for tag in r.layout.tags.iter().filter(|t| !t.starts_with("__dizy_")) {
+            if let Some(off) = tolerant::find_ident(text, start, end, tag) {
+                other.push(line_note(
+                    map.line(off),
+                    format!("uses `struct {tag}`, defined in a missing header: assumed a record of the members this file uses"),
                 ));
             }
         }

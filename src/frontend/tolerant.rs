@@ -52,7 +52,7 @@ struct Token {
 }
 
 /// Everything the tolerant parse changed, with main-file positions (byte offsets in the body).
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(super) struct Repairs {
     /// Guessed typedefs: name → (C type, offset of the use that needed it).
     pub typedefs: BTreeMap<String, (&'static str, usize)>,
@@ -66,6 +66,25 @@ pub(super) struct Repairs {
     pub semicolons: Vec<(usize, usize, String)>,
     /// Function bodies blanked after an unrepairable syntax error: (name, offset, message).
     pub bodies: Vec<(String, usize, String)>,
+    /// Records assumed for missing types (see `super::opaque`); their typedefs replace the
+    /// guesses of `typedefs`.
+    pub layout: super::opaque::Layout,
+}
+
+impl Repairs {
+    /// The type an unknown typedef name was given.
+    pub fn typedef_type<'a>(&'a self, name: &str, guess: &'a str) -> &'a str {
+        self.layout.typedefs.get(name).map_or(guess, |t| t.as_str())
+    }
+
+    /// The typedef names given the default guess: the ones a record may replace.
+    pub fn default_guesses(&self) -> std::collections::BTreeSet<String> {
+        self.typedefs
+            .iter()
+            .filter(|(_, (ty, _))| *ty == DEFAULT_TYPE)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
 }
 
 /// The result of a tolerant parse: the final text is `prelude + body`.
@@ -140,14 +159,32 @@ pub(super) fn parse(mut body: String) -> Result<Tolerated, (SyntaxError, usize)>
 }
 
 fn prelude(rep: &Repairs) -> String {
-    if rep.typedefs.is_empty() {
+    if rep.typedefs.is_empty() && rep.layout.decls.is_empty() {
         return String::new();
     }
     let mut s = String::from(PRELUDE_MARKER);
+    s.push_str(&rep.layout.decls);
     for (name, (ty, _)) in &rep.typedefs {
-        s.push_str(&format!("typedef {ty} {name};\n"));
+        s.push_str(&format!("typedef {} {name};\n", rep.typedef_type(name, ty)));
     }
     s
+}
+
+/// `t` parsed again with `layout`'s records in its prelude (the repaired text is kept, so
+/// every repair's offset stays valid); `t` itself if that does not parse.
+pub(super) fn reparse(t: Tolerated, layout: super::opaque::Layout) -> Tolerated {
+    let mut rep = t.repairs.clone();
+    rep.layout = layout;
+    let prelude = prelude(&rep);
+    let text = format!("{prelude}{}", &t.parse.source[t.prelude_len..]);
+    match lang_c::driver::parse_preprocessed(&Config::default(), text) {
+        Ok(parse) => Tolerated {
+            parse,
+            prelude_len: prelude.len(),
+            repairs: rep,
+        },
+        Err(_) => t,
+    }
 }
 
 /// LP64 types of the standard typedef names a missing header would have brought in.

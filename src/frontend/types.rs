@@ -76,6 +76,10 @@ pub struct Tables {
     pub volatile_structs: std::collections::HashSet<StructId>,
     /// Main-file lines where `long double` is used (executed as `double`).
     pub long_double_lines: Vec<u32>,
+    /// Tags of the records assumed for types a missing header defines (`super::opaque`).
+    pub assumed_tags: std::collections::BTreeSet<String>,
+    /// Their structs: only the members the file uses are known, so their size is not.
+    pub assumed_structs: std::collections::HashSet<StructId>,
 }
 
 impl Tables {
@@ -157,6 +161,22 @@ impl Tables {
 
     /// Whether `ty` contains a struct or union with a volatile member (through arrays and
     /// nesting, not through pointers).
+    /// The assumed record (see `assumed_structs`) `ty` holds by value, if any: what depends on
+    /// its size cannot be lowered.
+    pub fn unknown_layout(&self, ty: &CType) -> Option<&str> {
+        match ty {
+            CType::Array(e, _) => self.unknown_layout(e),
+            CType::Struct(s) => {
+                let d = &self.structs[s.index()];
+                if self.assumed_structs.contains(s) {
+                    return Some(d.name.strip_prefix("__dizy_").unwrap_or(&d.name));
+                }
+                d.fields.iter().find_map(|f| self.unknown_layout(&f.ty))
+            }
+            _ => None,
+        }
+    }
+
     pub fn type_volatile(&self, ty: &CType) -> bool {
         match ty {
             CType::Array(e, _) => self.type_volatile(e),
@@ -176,6 +196,9 @@ impl Tables {
             complete: false,
             typedef_name: None,
         });
+        if self.assumed_tags.contains(&name) {
+            self.assumed_structs.insert(id);
+        }
         if !name.is_empty() {
             self.bind_tag(name, id);
         }

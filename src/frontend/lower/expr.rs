@@ -67,6 +67,8 @@ impl Ctx<'_> {
                 }
                 CType::Func(_) => Err(self.err(offset, "function used as a value")),
                 _ => {
+                    // A copy of a whole record takes the members no code here names too.
+                    self.known_layout(&ty, offset, "a copy")?;
                     if let Some(bits) = field_bitfield(self, &p) {
                         return Err(self.err(
                             offset,
@@ -212,6 +214,7 @@ impl Ctx<'_> {
             }
             Expression::AlignOf(t) => {
                 let ty = self.type_name(&t.node.0)?;
+                self.known_layout(&ty, off, "`_Alignof`")?;
                 Ok(Val::R(Expr::int(
                     self.tables.prog_align(&ty) as i128,
                     CType::ULONG,
@@ -256,6 +259,7 @@ impl Ctx<'_> {
             }
             Expression::OffsetOf(o) => {
                 let ty = self.type_name(&o.node.type_name)?;
+                self.known_layout(&ty, off, "`offsetof`")?;
                 let mut cur = ty;
                 let mut offset = 0u64;
                 let mut names = vec![o.node.designator.node.base.node.name.clone()];
@@ -296,6 +300,7 @@ impl Ctx<'_> {
         if matches!(ty, CType::Array(_, None)) || !self.structs_complete(&ty) {
             return Err(self.err(off, "sizeof of an incomplete type"));
         }
+        self.known_layout(&ty, off, "`sizeof`")?;
         Ok(Val::R(Expr::int(
             self.tables.prog_size(&ty) as i128,
             CType::ULONG,

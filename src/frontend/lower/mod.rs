@@ -123,6 +123,7 @@ pub fn lower_unit(
     map: &LineMap,
     file: &str,
     opaque_undeclared: bool,
+    assumed_tags: std::collections::BTreeSet<String>,
 ) -> Res<Program> {
     let mut cx = Ctx {
         map,
@@ -134,6 +135,8 @@ pub fn lower_unit(
             volatile_typedefs: Default::default(),
             volatile_structs: Default::default(),
             long_double_lines: vec![],
+            assumed_tags,
+            assumed_structs: Default::default(),
         },
         globals: vec![],
         strings: vec![],
@@ -334,6 +337,21 @@ impl Ctx<'_> {
     fn mark_addr_taken(&mut self, p: &Place) {
         if let (Some(v), Some(f)) = (p.root_var(), self.f.as_mut()) {
             f.vars[v.index()].addr_taken = true;
+        }
+    }
+
+    /// An error when `t` holds a record whose size is unknown (see `Tables::assumed_structs`):
+    /// `what` (`sizeof`, pointer arithmetic, a copy) would depend on the members no code of the
+    /// file names.
+    fn known_layout(&self, t: &CType, off: usize, what: &str) -> Res<()> {
+        match self.tables.unknown_layout(t) {
+            Some(name) => Err(self
+                .err(
+                    off,
+                    format!("{what} of `{name}`, whose full layout is unknown (only the members this file uses are)"),
+                )
+                .with_kind(crate::diag::ErrorKind::Undeclared)),
+            None => Ok(()),
         }
     }
 

@@ -167,6 +167,7 @@ impl Ctx<'_> {
                 let idx = index_operand(self, idx);
                 match base {
                     Val::L(p, CType::Array(elem, _)) => {
+                        self.known_layout(&elem, off, "an element")?;
                         let e = (*elem).clone();
                         Ok(Val::L(Place::Index(Box::new(p), idx, e.clone()), e))
                     }
@@ -177,6 +178,7 @@ impl Ctx<'_> {
                                 self.err(off, "subscripted value is not an array or pointer")
                             );
                         };
+                        self.known_layout(&elem, off, "an element")?;
                         if self.f.is_none() {
                             return Err(self.err(
                                 off,
@@ -274,6 +276,11 @@ impl Ctx<'_> {
         let pa = a.ty.is_pointer();
         let pb = b.ty.is_pointer();
         if matches!(op, Add | Sub) && (pa || pb) {
+            for t in [&a.ty, &b.ty] {
+                if let CType::Ptr(e) = t {
+                    self.known_layout(e, off, "pointer arithmetic over elements")?;
+                }
+            }
             if pa && pb {
                 if op == Add {
                     return Err(self.err(off, "addition of two pointers"));

@@ -1,0 +1,685 @@
+//! Records for types a missing header would have defined.
+//!
+//! Takes the tolerant parse of an unconfigured file (see `super::tolerant`), in which an unknown
+//! type name such as `gs_memory_t` was given `long` and a `struct S` defined only in a missing
+//! header is incomplete, so that `mem->gs_lib_ctx`, `png_ptr->flags` (a pointer typedef) or
+//! `p->br_.eos_` cannot be lowered. Gives [`Shapes`]: what the file's own uses say of each such
+//! type — a record (or a pointer to one, or a pointer to scalars) and the members used on it —
+//! and from them the declarations ([`Layout`]) the tolerant parse puts in its assumed prelude
+//! before parsing again. Sits between the tolerant parse and the lowering; the diff driver
+//! merges the shapes of both versions first ([`Shapes::merge`]), so that both get one layout
+//! and memory at equal addresses means the same member in both.
+//!
+//! The inference is syntactic and deliberately small: a variable's type is known when its
+//! declaration names the type (directly, through a typedef of the file, or as a member of such
+//! a record); an expression's type follows identifiers, `->`, `.`, `*`, `&`, `[]`, casts,
+//! assignments, `?:` and calls of functions declared in the file. What it assumes is stated in
+//! the report: members are distinct, non-overlapping fields (scalars `long`); members no code
+//! of the file uses are not there, so the lowering rejects what depends on the full layout
+//! (`sizeof`, pointer arithmetic over such records, copies of whole records).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use lang_c::ast::*;
+use lang_c::span::{Node, Span};
+use lang_c::visit::{self, Visit};
+
+/// A type whose definition is missing.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+enum Key {
+    /// An unknown typedef name (given `long` by the tolerant parse).
+    Name(String),
+    /// A struct tag the file uses but never defines.
+    Tag(String),
+    /// The type of member `f` of one of these records (by member name).
+    Member(String),
+}
+
+/// What the uses of one type said: how many pointer levels lie between it and a record (or an
+/// element), counted per level, and the members used on the record.
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+struct Uses {
+    /// Pointer levels over a record → number of member accesses saying so.
+    record: BTreeMap<u8, u32>,
+    /// Pointer levels over scalar elements (subscripts) → count.
+    elements: BTreeMap<u8, u32>,
+    members: BTreeSet<String>,
+}
+
+/// The shapes inferred for the missing types of one file (or of both versions, merged).
+#[derive(Clone, Default, PartialEq, Eq, Debug)]
+pub struct Shapes {
+    uses: BTreeMap<Key, Uses>,
+}
+
+/// The assumed declarations of a [`Shapes`] for one file.
+#[derive(Clone, Default, Debug)]
+pub(super) struct Layout {
+    /// Forward declarations and record definitions, for the prelude.
+    pub decls: String,
+    /// Unknown typedef names → their type (`struct __dizy_T *`).
+    pub typedefs: BTreeMap<String, String>,
+    /// Tags of the records defined here (the lowering marks them as of unknown full layout).
+    pub tags: BTreeSet<String>,
+    /// `struct S { a, b }` per record, for the report.
+    pub described: Vec<String>,
+}
+
+/// Deepest pointer level inferred (`T **`).
+const MAX_LEVEL: i32 = 2;
+
+impl Shapes {
+    /// Both versions' uses: one layout for both.
+    pub fn merge(&mut self, other: &Shapes) {
+        for (k, u) in &other.uses {
+            let e = self.uses.entry(k.clone()).or_default();
+            for (l, n) in &u.record {
+                *e.record.entry(*l).or_default() += n;
+            }
+            for (l, n) in &u.elements {
+                *e.elements.entry(*l).or_default() += n;
+            }
+            e.members.extend(u.members.iter().cloned());
+        }
+    }
+
+    /// The declarations for a file whose guessed typedef names are `guessed` and whose defined
+    /// struct tags are `defined` (a tag defined there is not redefined).
+    pub(super) fn layout(&self, guessed: &BTreeSet<String>, defined: &HashSet<String>) -> Layout {
+        // Each key's level and kind: the commonest level of its record uses, else of its
+        // element uses.
+        let level = |u: &Uses| -> Option<(u8, bool)> {
+            let best = |m: &BTreeMap<u8, u32>| {
+                m.iter()
+                    .max_by_key(|(l, n)| (**n, -i32::from(**l)))
+                    .map(|(l, _)| *l)
+            };
+            match best(&u.record) {
+                Some(l) => Some((l, true)),
+                None => best(&u.elements).map(|l| (l, false)),
+            }
+        };
+        let record_name = |k: &Key| match k {
+            Key::Name(n) => format!("__dizy_{n}"),
+            Key::Tag(t) => t.clone(),
+            Key::Member(m) => format!("__dizy_m_{m}"),
+        };
+        let usable = |k: &Key| match k {
+            Key::Name(n) => guessed.contains(n),
+            Key::Tag(t) => !defined.contains(t),
+            Key::Member(_) => true,
+        };
+        let mut shape: BTreeMap<&Key, (u8, bool)> = BTreeMap::new();
+        for (k, u) in &self.uses {
+            if let Some((l, rec)) = level(u) {
+                // A tag is the record itself; a record with no member is nothing to define.
+                let ok = match k {
+                    Key::Tag(_) => rec && l == 0,
+                    _ => !rec || !u.members.is_empty(),
+                };
+                if ok && usable(k) {
+                    shape.insert(k, (l, rec));
+                }
+            }
+        }
+        // Records embedded by value must be defined before their container; a cycle of them
+        // cannot be laid out: its members fall back to `long`.
+        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(String, u8)> {
+            let k = Key::Member(f.to_string());
+            shape.get(&k).map(|(l, rec)| {
+                let base = if *rec {
+                    format!("struct {}", record_name(&k))
+                } else {
+                    "long".to_string()
+                };
+                (spelled(base, *l), *l)
+            })
+        };
+        let records: Vec<&Key> = shape
+            .iter()
+            .filter(|(_, (_, rec))| *rec)
+            .map(|(k, _)| *k)
+            .collect();
+        let embeds = |k: &Key| -> Vec<Key> {
+            self.uses[k]
+                .members
+                .iter()
+                .map(|f| Key::Member(f.clone()))
+                .filter(|m| matches!(shape.get(m), Some((0, true))))
+                .collect()
+        };
+        let mut order: Vec<&Key> = vec![];
+        let mut state: HashMap<&Key, u8> = HashMap::new(); // 1 visiting, 2 done
+        let mut cyclic: HashSet<Key> = HashSet::new();
+        fn visit<'a>(
+            k: &'a Key,
+            records: &[&'a Key],
+            embeds: &dyn Fn(&Key) -> Vec<Key>,
+            state: &mut HashMap<&'a Key, u8>,
+            order: &mut Vec<&'a Key>,
+            cyclic: &mut HashSet<Key>,
+        ) {
+            state.insert(k, 1);
+            for e in embeds(k) {
+                let Some(e) = records.iter().find(|r| ***r == e) else {
+                    continue;
+                };
+                match state.get(*e) {
+                    Some(1) => {
+                        cyclic.insert((*e).clone());
+                    }
+                    Some(_) => {}
+                    None => visit(e, records, embeds, state, order, cyclic),
+                }
+            }
+            state.insert(k, 2);
+            order.push(k);
+        }
+        for k in &records {
+            if !state.contains_key(*k) {
+                visit(k, &records, &embeds, &mut state, &mut order, &mut cyclic);
+            }
+        }
+        let mut out = Layout::default();
+        for k in &records {
+            out.decls.push_str(&format!("struct {};\n", record_name(k)));
+        }
+        for (k, (l, rec)) in &shape {
+            if let Key::Name(n) = k {
+                let base = if *rec {
+                    format!("struct {}", record_name(k))
+                } else {
+                    "long".to_string()
+                };
+                out.typedefs.insert(n.clone(), spelled(base, *l));
+            }
+        }
+        for k in order {
+            let name = record_name(k);
+            let mut body = String::new();
+            let mut members = vec![];
+            for f in &self.uses[k].members {
+                let m = Key::Member(f.clone());
+                let ty = match member_ty(f, &shape) {
+                    Some((_, 0)) if cyclic.contains(&m) => "long".to_string(),
+                    Some((t, _)) => t,
+                    None => "long".to_string(),
+                };
+                body.push_str(&format!(" {ty} {f};"));
+                members.push(f.as_str());
+            }
+            out.decls.push_str(&format!("struct {name} {{{body} }};\n"));
+            out.tags.insert(name.clone());
+            let shown = match k {
+                Key::Name(n) => n.clone(),
+                Key::Tag(t) => format!("struct {t}"),
+                Key::Member(m) => format!("(member {m})"),
+            };
+            out.described
+                .push(format!("{shown} {{ {} }}", members.join(", ")));
+        }
+        out
+    }
+}
+
+/// `base` with `levels` pointers: `struct S **`.
+fn spelled(base: String, levels: u8) -> String {
+    if levels == 0 {
+        base
+    } else {
+        format!("{base} {}", "*".repeat(levels as usize))
+    }
+}
+
+/// The shapes the uses in `unit` give the unknown typedef names `guessed` and the struct tags
+/// the unit never defines; also gives the defined tags.
+pub(super) fn infer(
+    unit: &TranslationUnit,
+    guessed: &BTreeSet<String>,
+) -> (Shapes, HashSet<String>) {
+    let mut decls = Decls {
+        guessed,
+        typedefs: HashMap::new(),
+        globals: HashMap::new(),
+        fields: HashMap::new(),
+        defined: HashSet::new(),
+    };
+    // File scope first (typedefs, globals, prototypes, struct members), in order.
+    for ext in &unit.0 {
+        match &ext.node {
+            ExternalDeclaration::Declaration(d) => decls.declaration(&d.node),
+            ExternalDeclaration::FunctionDefinition(fd) => {
+                let f = &fd.node;
+                if let Some(base) = decls.spec_key(f.specifiers.iter().filter_map(decl_ts)) {
+                    decls.global(base, &f.declarator.node);
+                }
+            }
+            ExternalDeclaration::StaticAssert(_) => {}
+        }
+        let mut tags = TagWalk { decls: &mut decls };
+        tags.visit_external_declaration(&ext.node, &ext.span);
+    }
+    let mut uses = UseWalk {
+        decls: &decls,
+        locals: HashMap::new(),
+        shapes: Shapes::default(),
+    };
+    for ext in &unit.0 {
+        if let ExternalDeclaration::FunctionDefinition(fd) = &ext.node {
+            let mut local = LocalWalk {
+                decls: &decls,
+                locals: HashMap::new(),
+            };
+            local.visit_function_definition(&fd.node, &fd.span);
+            uses.locals = local.locals;
+            uses.visit_function_definition(&fd.node, &fd.span);
+        }
+    }
+    let mut shapes = uses.shapes;
+    // Tags the file defines are not missing.
+    shapes
+        .uses
+        .retain(|k, _| !matches!(k, Key::Tag(t) if decls.defined.contains(t)));
+    (shapes, decls.defined)
+}
+
+/// A variable's type: a missing type with pointer levels added (negative: dereferenced).
+type Ty = (Key, i32);
+
+/// Declarations of the file that involve missing types.
+struct Decls<'a> {
+    guessed: &'a BTreeSet<String>,
+    /// The file's typedefs of missing types (`typedef T *TP;`).
+    typedefs: HashMap<String, Ty>,
+    /// Globals and functions (their return type); `None`: declared with two types.
+    globals: HashMap<String, Option<Ty>>,
+    /// Members of the file's own structs declared with missing types, by name.
+    fields: HashMap<String, Option<Ty>>,
+    defined: HashSet<String>,
+}
+
+fn decl_ts(s: &Node<DeclarationSpecifier>) -> Option<&TypeSpecifier> {
+    match &s.node {
+        DeclarationSpecifier::TypeSpecifier(t) => Some(&t.node),
+        _ => None,
+    }
+}
+
+fn sq_ts(s: &Node<SpecifierQualifier>) -> Option<&TypeSpecifier> {
+    match &s.node {
+        SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+        _ => None,
+    }
+}
+
+fn is_typedef(specs: &[Node<DeclarationSpecifier>]) -> bool {
+    specs.iter().any(|s| {
+        matches!(
+            &s.node,
+            DeclarationSpecifier::StorageClass(c) if c.node == StorageClassSpecifier::Typedef
+        )
+    })
+}
+
+/// The declared name and the pointer levels (pointers and arrays) a declarator adds; `None`
+/// for functions and function pointers, whose values are not records.
+fn declarator_levels(d: &Declarator) -> (Option<&str>, Option<i32>) {
+    let mut levels = 0;
+    let mut func = false;
+    for dd in &d.derived {
+        match dd.node {
+            DerivedDeclarator::Pointer(_) | DerivedDeclarator::Array(_) => levels += 1,
+            DerivedDeclarator::Function(_) | DerivedDeclarator::KRFunction(_) => func = true,
+            DerivedDeclarator::Block(_) => return (None, None),
+        }
+    }
+    let (name, inner) = match &d.kind.node {
+        DeclaratorKind::Identifier(id) => (Some(id.node.name.as_str()), 0),
+        DeclaratorKind::Declarator(inner) => {
+            let (n, l) = declarator_levels(&inner.node);
+            match l {
+                // `T (*fp)(…)`: a function pointer.
+                Some(l) if func => return (n, if l > 0 { None } else { Some(levels) }),
+                Some(l) => (n, l),
+                None => return (n, None),
+            }
+        }
+        DeclaratorKind::Abstract => (None, 0),
+    };
+    (name, Some(levels + inner))
+}
+
+impl Decls<'_> {
+    fn spec_key<'s>(&self, specs: impl Iterator<Item = &'s TypeSpecifier>) -> Option<Ty> {
+        for ts in specs {
+            match ts {
+                TypeSpecifier::TypedefName(id) => {
+                    let n = &id.node.name;
+                    if self.guessed.contains(n) {
+                        return Some((Key::Name(n.clone()), 0));
+                    }
+                    return self.typedefs.get(n).cloned();
+                }
+                TypeSpecifier::Struct(st) if st.node.declarations.is_none() => {
+                    return st
+                        .node
+                        .identifier
+                        .as_ref()
+                        .map(|i| (Key::Tag(i.node.name.clone()), 0));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A file-scope declaration: typedefs, globals and prototypes.
+    fn declaration(&mut self, d: &Declaration) {
+        let typedef = is_typedef(&d.specifiers);
+        let Some(base) = self.spec_key(d.specifiers.iter().filter_map(decl_ts)) else {
+            if !typedef {
+                for id in &d.declarators {
+                    other(&mut self.globals, &id.node.declarator.node);
+                }
+            }
+            return;
+        };
+        for id in &d.declarators {
+            let decl = &id.node.declarator.node;
+            if typedef {
+                if let (Some(n), Some(l)) = declarator_levels(decl) {
+                    self.typedefs
+                        .insert(n.to_string(), (base.0.clone(), base.1 + l));
+                }
+            } else {
+                self.global(base.clone(), decl);
+            }
+        }
+    }
+
+    fn global(&mut self, base: Ty, d: &Declarator) {
+        if let (Some(n), Some(l)) = declarator_levels(d) {
+            insert(&mut self.globals, n, (base.0, base.1 + l));
+        }
+    }
+}
+
+/// A declaration of a type that is not missing: its name hides any other of that name.
+fn other(m: &mut HashMap<String, Option<Ty>>, d: &Declarator) {
+    if let (Some(n), _) = declarator_levels(d) {
+        m.insert(n.to_string(), None);
+    }
+}
+
+fn insert(m: &mut HashMap<String, Option<Ty>>, n: &str, t: Ty) {
+    m.entry(n.to_string())
+        .and_modify(|e| {
+            if e.as_ref() != Some(&t) {
+                *e = None;
+            }
+        })
+        .or_insert(Some(t));
+}
+
+/// Struct definitions anywhere: defined tags and members of missing types.
+struct TagWalk<'d, 'a> {
+    decls: &'d mut Decls<'a>,
+}
+
+impl<'ast> Visit<'ast> for TagWalk<'_, '_> {
+    fn visit_struct_type(&mut self, st: &'ast StructType, span: &'ast Span) {
+        if let (Some(i), Some(ds)) = (&st.identifier, &st.declarations) {
+            self.decls.defined.insert(i.node.name.clone());
+            for d in ds {
+                let StructDeclaration::Field(f) = &d.node else {
+                    continue;
+                };
+                let Some(base) = self
+                    .decls
+                    .spec_key(f.node.specifiers.iter().filter_map(sq_ts))
+                else {
+                    continue;
+                };
+                for sd in &f.node.declarators {
+                    if let Some(decl) = &sd.node.declarator {
+                        if let (Some(n), Some(l)) = declarator_levels(&decl.node) {
+                            insert(&mut self.decls.fields, n, (base.0.clone(), base.1 + l));
+                        }
+                    }
+                }
+            }
+        }
+        visit::visit_struct_type(self, st, span);
+    }
+}
+
+/// A function's parameters and locals of missing types (one map for the whole body: a name
+/// declared twice with different types is dropped).
+struct LocalWalk<'d, 'a> {
+    decls: &'d Decls<'a>,
+    locals: HashMap<String, Option<Ty>>,
+}
+
+impl<'ast> Visit<'ast> for LocalWalk<'_, '_> {
+    fn visit_declaration(&mut self, d: &'ast Declaration, span: &'ast Span) {
+        if !is_typedef(&d.specifiers) {
+            let base = self.decls.spec_key(d.specifiers.iter().filter_map(decl_ts));
+            for id in &d.declarators {
+                let decl = &id.node.declarator.node;
+                match (&base, declarator_levels(decl)) {
+                    (Some(b), (Some(n), Some(l))) => {
+                        insert(&mut self.locals, n, (b.0.clone(), b.1 + l))
+                    }
+                    _ => other(&mut self.locals, decl),
+                }
+            }
+        }
+        visit::visit_declaration(self, d, span);
+    }
+
+    fn visit_parameter_declaration(&mut self, p: &'ast ParameterDeclaration, span: &'ast Span) {
+        if let Some(d) = &p.declarator {
+            match (
+                self.decls.spec_key(p.specifiers.iter().filter_map(decl_ts)),
+                declarator_levels(&d.node),
+            ) {
+                (Some(b), (Some(n), Some(l))) => insert(&mut self.locals, n, (b.0, b.1 + l)),
+                _ => other(&mut self.locals, &d.node),
+            }
+        }
+        visit::visit_parameter_declaration(self, p, span);
+    }
+}
+
+/// Member accesses and subscripts on expressions of missing types, recorded as uses.
+struct UseWalk<'d, 'a> {
+    decls: &'d Decls<'a>,
+    locals: HashMap<String, Option<Ty>>,
+    shapes: Shapes,
+}
+
+impl UseWalk<'_, '_> {
+    fn ty(&self, e: &Expression) -> Option<Ty> {
+        match e {
+            Expression::Identifier(id) => {
+                let n = &id.node.name;
+                match self.locals.get(n) {
+                    Some(t) => t.clone(),
+                    None => self.decls.globals.get(n).cloned().flatten(),
+                }
+            }
+            Expression::Member(m) => {
+                let f = &m.node.identifier.node.name;
+                match self.ty(&m.node.expression.node) {
+                    Some((k, _)) if self.missing(&k) => Some((Key::Member(f.clone()), 0)),
+                    _ => self.decls.fields.get(f).cloned().flatten(),
+                }
+            }
+            Expression::UnaryOperator(u) => {
+                let (k, l) = self.ty(&u.node.operand.node)?;
+                match u.node.operator.node {
+                    UnaryOperator::Indirection => Some((k, l - 1)),
+                    UnaryOperator::Address => Some((k, l + 1)),
+                    UnaryOperator::PostIncrement
+                    | UnaryOperator::PostDecrement
+                    | UnaryOperator::PreIncrement
+                    | UnaryOperator::PreDecrement => Some((k, l)),
+                    _ => None,
+                }
+            }
+            Expression::BinaryOperator(b) => {
+                let lhs = || self.ty(&b.node.lhs.node);
+                match b.node.operator.node {
+                    BinaryOperator::Index => lhs().map(|(k, l)| (k, l - 1)),
+                    BinaryOperator::Assign
+                    | BinaryOperator::AssignPlus
+                    | BinaryOperator::AssignMinus => lhs(),
+                    BinaryOperator::Plus | BinaryOperator::Minus => {
+                        lhs().filter(|(_, l)| *l > 0).or_else(|| {
+                            (b.node.operator.node == BinaryOperator::Plus)
+                                .then(|| self.ty(&b.node.rhs.node))
+                                .flatten()
+                                .filter(|(_, l)| *l > 0)
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            Expression::Cast(c) => {
+                let tn = &c.node.type_name.node;
+                let (k, l) = self
+                    .decls
+                    .spec_key(tn.specifiers.iter().filter_map(sq_ts))?;
+                let extra = match &tn.declarator {
+                    Some(d) => declarator_levels(&d.node).1?,
+                    None => 0,
+                };
+                Some((k, l + extra))
+            }
+            Expression::Comma(es) => es.last().and_then(|e| self.ty(&e.node)),
+            Expression::Conditional(c) => self
+                .ty(&c.node.then_expression.node)
+                .or_else(|| self.ty(&c.node.else_expression.node)),
+            Expression::Call(c) => match &c.node.callee.node {
+                Expression::Identifier(id) if !self.locals.contains_key(&id.node.name) => {
+                    self.decls.globals.get(&id.node.name).cloned().flatten()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn missing(&self, k: &Key) -> bool {
+        match k {
+            Key::Tag(t) => !self.decls.defined.contains(t),
+            _ => true,
+        }
+    }
+
+    fn record(&mut self, k: Key, level: i32, member: Option<&str>) {
+        if !(0..=MAX_LEVEL).contains(&level) || !self.missing(&k) {
+            return;
+        }
+        let u = self.shapes.uses.entry(k).or_default();
+        match member {
+            Some(f) => {
+                *u.record.entry(level as u8).or_default() += 1;
+                u.members.insert(f.to_string());
+            }
+            None => *u.elements.entry(level as u8).or_default() += 1,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
+    fn visit_member_expression(&mut self, m: &'ast MemberExpression, span: &'ast Span) {
+        if let Some((k, l)) = self.ty(&m.expression.node) {
+            let level = match m.operator.node {
+                MemberOperator::Indirect => 1 - l,
+                MemberOperator::Direct => -l,
+            };
+            self.record(k, level, Some(&m.identifier.node.name));
+        }
+        visit::visit_member_expression(self, m, span);
+    }
+
+    fn visit_binary_operator_expression(
+        &mut self,
+        b: &'ast BinaryOperatorExpression,
+        span: &'ast Span,
+    ) {
+        if b.operator.node == BinaryOperator::Index {
+            if let Some((k, l)) = self.ty(&b.lhs.node) {
+                self.record(k, 1 - l, None);
+            }
+        }
+        visit::visit_binary_operator_expression(self, b, span);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shapes_of(src: &str, guessed: &[&str]) -> Layout {
+        let guessed: BTreeSet<String> = guessed.iter().map(|s| s.to_string()).collect();
+        let mut text = String::new();
+        for g in &guessed {
+            text.push_str(&format!("typedef long {g};\n"));
+        }
+        text.push_str(src);
+        let p = lang_c::driver::parse_preprocessed(&Default::default(), text).expect("parse");
+        let (s, defined) = infer(&p.unit, &guessed);
+        s.layout(&guessed, &defined)
+    }
+
+    #[test]
+    fn a_pointer_typedef_a_record_typedef_and_an_incomplete_tag() {
+        let l = shapes_of(
+            "struct S; struct D { int z; };\n\
+             int f(P p, R *r, struct S *s, struct D *d, long n) {\n\
+               if (p->flags) return r->count + s->len;\n\
+               p->io->x = 1; r->br.eos = n; return d->z; }\n",
+            &["P", "R"],
+        );
+        assert_eq!(l.typedefs["P"], "struct __dizy_P *");
+        assert_eq!(l.typedefs["R"], "struct __dizy_R");
+        assert!(
+            l.decls
+                .contains("struct __dizy_P { long flags; struct __dizy_m_io * io; };"),
+            "{}",
+            l.decls
+        );
+        assert!(l.decls.contains("struct S { long len; };"));
+        // `br` is embedded, so its record comes before `__dizy_R`.
+        let br = l.decls.find("struct __dizy_m_br {").unwrap();
+        let r = l.decls.find("struct __dizy_R {").unwrap();
+        assert!(br < r, "{}", l.decls);
+        assert!(
+            !l.decls.contains("struct D {"),
+            "a defined tag is left alone"
+        );
+        assert!(!l.typedefs.contains_key("n"));
+    }
+
+    #[test]
+    fn subscripts_make_pointers_and_conflicting_declarations_give_nothing() {
+        let l = shapes_of(
+            "int f(B b, int i) { return b[i]; }\n\
+             int g(C c) { return c->x; } int h(long c) { return c; }\n\
+             int k(D d) { { long d = 1; } return d->y; }\n",
+            &["B", "C", "D"],
+        );
+        assert_eq!(l.typedefs["B"], "long *");
+        // `c` of another function does not matter; `d` declared twice in `k` does.
+        assert_eq!(l.typedefs["C"], "struct __dizy_C *");
+        assert!(!l.typedefs.contains_key("D"), "{:?}", l.typedefs);
+    }
+
+    #[test]
+    fn self_embedding_falls_back_to_long() {
+        let l = shapes_of("int f(R *r) { return r->a.a.a; }\n", &["R"]);
+        assert!(l.decls.contains("long a;"), "{}", l.decls);
+    }
+}
