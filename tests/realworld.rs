@@ -496,7 +496,13 @@ fn records_for_the_types_of_a_missing_header() {
          int put(ctx_t *c, int v) {{ c->count = v; return c->count; }}\n\
          long size(ctx_t *c) {{ return sizeof *c; }}\n\
          void copy(ctx_t *a, ctx_t *b) {{ *a = *b; }}\n\
-         long arith(ctx_t *c) {{ return (c + 1)->count; }}\n"
+         long arith(ctx_t *c) {{ return (c + 1)->count; }}\n\
+         long conv(ctx_t *c) {{ char *b = (char *)c; return b[0]; }}\n\
+         int add(core_t *core, int which) {{\n\
+           set_t *control;\n\
+           if (which == 0) control = &core->reading; else control = &core->writing;\n\
+           if (control->num == control->max) return -1;\n\
+           control->num++; return control->num; }}\n"
     );
     let new = format!(
         "{common}int get(ctx_t *c, png_structrp p, struct node *n) {{\n\
@@ -505,7 +511,13 @@ fn records_for_the_types_of_a_missing_header() {
          int put(ctx_t *c, int v) {{ c->count = v; c->extra = 0; return v; }}\n\
          long size(ctx_t *c) {{ return sizeof (ctx_t); }}\n\
          void copy(ctx_t *a, ctx_t *b) {{ a->count = b->count; a->extra = b->extra; }}\n\
-         long arith(ctx_t *c) {{ return c[1].count; }}\n"
+         long arith(ctx_t *c) {{ return c[1].count; }}\n\
+         long conv(ctx_t *c) {{ char *b = (char *)c; return b[1]; }}\n\
+         int add(core_t *core, int which) {{\n\
+           set_t *control;\n\
+           if (which == 0) control = &core->reading; else control = &core->writing;\n\
+           if (control->num >= control->max) return -1;\n\
+           control->num++; return control->num; }}\n"
     );
     let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
     std::fs::write(&o, old).unwrap();
@@ -527,7 +539,12 @@ fn records_for_the_types_of_a_missing_header() {
         v.to_string().contains("ctx_t { br, count, extra, mem }"),
         "{v:#}"
     );
-    for f in ["size", "copy", "arith"] {
+    // `set_t *control;` is a declaration; `reading` holds a `set_t` (it is assigned to
+    // `control`), so `control->max` is not the next member of `core`.
+    assert_eq!(verdict(&fs, "add"), "different", "{v:#}");
+    let shown = fs["add"]["witness"]["inputs"]["core"].to_string();
+    assert!(shown.contains(".reading.num = "), "{shown}");
+    for f in ["size", "copy", "arith", "conv"] {
         assert_eq!(verdict(&fs, f), "unsupported", "{f}: {v:#}");
         let why = fs[f]["notes"].to_string();
         assert!(why.contains("whose full layout is unknown"), "{f}: {why}");
@@ -539,17 +556,21 @@ fn records_for_the_types_of_a_missing_header() {
          typedef struct { struct m *mem; long pad[3]; struct { int x; long eos; } br; long extra; long count; } ctx_t;\n\
          typedef struct { char name[8]; unsigned flags; } png_struct;\n\
          typedef png_struct *png_structrp;\n\
-         struct node { int kind; long len; };\n",
+         struct node { int kind; long len; };\n\
+         typedef struct { long pad; long max; long num; } set_t;\n\
+         typedef struct { int id; set_t writing; set_t reading; } core_t;\n",
     )
     .unwrap();
     let (fs, v) = run(&["--validate", "native"]);
     assert_eq!(verdict(&fs, "get"), "equivalent", "{v:#}");
     assert_eq!(verdict(&fs, "put"), "different", "{v:#}");
-    assert!(
-        fs["put"]["witness"]["validated_by"]
-            .to_string()
-            .contains("native"),
-        "{v:#}"
-    );
+    for f in ["put", "add"] {
+        assert!(
+            fs[f]["witness"]["validated_by"]
+                .to_string()
+                .contains("native"),
+            "{f}: {v:#}"
+        );
+    }
     assert!(!v.to_string().contains("full layout is unknown"), "{v:#}");
 }

@@ -357,13 +357,31 @@ fn parse_with(
             let unconfigured = !missing.is_empty();
             let mut own = opaque::Shapes::default();
             if unconfigured {
-                let guessed = t.repairs.default_guesses();
-                let (found, defined) = opaque::infer(&t.parse.unit, &guessed);
-                let layout = shapes.as_ref().unwrap_or(&found).layout(&guessed, &defined);
-                if !layout.decls.is_empty() {
-                    t = tolerant::reparse(t, layout);
+                let mut guessed = t.repairs.default_guesses();
+                let mut found = opaque::infer(&t.parse.unit, &guessed);
+                if !found.type_names.is_empty() {
+                    // `T *p;` parsed as a product: `T` is a type name after all.
+                    let pl = t.prelude_len;
+                    t = tolerant::reparse(t, |rep| {
+                        for (n, off) in &found.type_names {
+                            if let Some(off) = off.checked_sub(pl) {
+                                rep.typedefs
+                                    .entry(n.clone())
+                                    .or_insert((tolerant::DEFAULT_TYPE, off));
+                            }
+                        }
+                    });
+                    guessed = t.repairs.default_guesses();
+                    found = opaque::infer(&t.parse.unit, &guessed);
                 }
-                own = found;
+                let layout = shapes
+                    .as_ref()
+                    .unwrap_or(&found.shapes)
+                    .layout(&guessed, &found.defined);
+                if !layout.decls.is_empty() {
+                    t = tolerant::reparse(t, |rep| rep.layout = layout);
+                }
+                own = found.shapes;
             }
             let map = LineMap::new(&t.parse.source, &display_owned);
             let tags = t.repairs.layout.tags.clone();

@@ -50,6 +50,9 @@ struct Uses {
 #[derive(Clone, Default, PartialEq, Eq, Debug)]
 pub struct Shapes {
     uses: BTreeMap<Key, Uses>,
+    /// Members assigned to or from a variable of a missing type (`control = &core->permit`):
+    /// member → (that type, pointer levels the member has over it) → count.
+    aliases: BTreeMap<String, BTreeMap<(Key, i32), u32>>,
 }
 
 /// The assumed declarations of a [`Shapes`] for one file.
@@ -81,6 +84,12 @@ impl Shapes {
             }
             e.members.extend(u.members.iter().cloned());
         }
+        for (f, ts) in &other.aliases {
+            let e = self.aliases.entry(f.clone()).or_default();
+            for (t, n) in ts {
+                *e.entry(t.clone()).or_default() += n;
+            }
+        }
     }
 
     /// The declarations for a file whose guessed typedef names are `guessed` and whose defined
@@ -109,8 +118,33 @@ impl Shapes {
             Key::Tag(t) => !defined.contains(t),
             Key::Member(_) => true,
         };
+        // A member that holds a variable's missing type (or pointers to it) has that type:
+        // its own uses are uses of that type.
+        let mut uses = self.uses.clone();
+        let mut redirect: BTreeMap<&str, (Key, u8)> = BTreeMap::new();
+        for (f, ts) in &self.aliases {
+            let Some(((k, l), _)) = ts.iter().max_by_key(|(_, n)| **n) else {
+                continue;
+            };
+            if !usable(k) || !(0..=MAX_LEVEL).contains(l) {
+                continue;
+            }
+            let l = *l as u8;
+            if let Some(mu) = uses.remove(&Key::Member(f.clone())) {
+                let e = uses.entry(k.clone()).or_default();
+                for (n, c) in mu.record.iter().filter(|(n, _)| **n >= l) {
+                    *e.record.entry(n - l).or_default() += c;
+                }
+                for (n, c) in mu.elements.iter().filter(|(n, _)| **n >= l) {
+                    *e.elements.entry(n - l).or_default() += c;
+                }
+                e.members.extend(mu.members);
+            }
+            redirect.insert(f, (k.clone(), l));
+        }
+        let uses = &uses;
         let mut shape: BTreeMap<&Key, (u8, bool)> = BTreeMap::new();
-        for (k, u) in &self.uses {
+        for (k, u) in uses {
             if let Some((l, rec)) = level(u) {
                 // A tag is the record itself; a record with no member is nothing to define.
                 let ok = match k {
@@ -124,16 +158,16 @@ impl Shapes {
         }
         // Records embedded by value must be defined before their container; a cycle of them
         // cannot be laid out: its members fall back to `long`.
-        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(String, u8)> {
-            let k = Key::Member(f.to_string());
-            shape.get(&k).map(|(l, rec)| {
-                let base = if *rec {
-                    format!("struct {}", record_name(&k))
-                } else {
-                    "long".to_string()
-                };
-                (spelled(base, *l), *l)
-            })
+        // A member's type: the key whose record (or scalar) it holds, with pointer levels.
+        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
+            let m = Key::Member(f.to_string());
+            match redirect.get(f) {
+                Some((k, l)) => Some(match shape.get(k) {
+                    Some((lk, rec)) => (k.clone(), lk + l, *rec),
+                    None => (k.clone(), *l, false),
+                }),
+                None => shape.get(&m).map(|(l, rec)| (m, *l, *rec)),
+            }
         };
         let records: Vec<&Key> = shape
             .iter()
@@ -141,11 +175,13 @@ impl Shapes {
             .map(|(k, _)| *k)
             .collect();
         let embeds = |k: &Key| -> Vec<Key> {
-            self.uses[k]
+            uses[k]
                 .members
                 .iter()
-                .map(|f| Key::Member(f.clone()))
-                .filter(|m| matches!(shape.get(m), Some((0, true))))
+                .filter_map(|f| match member_ty(f, &shape) {
+                    Some((r, 0, true)) => Some(r),
+                    _ => None,
+                })
                 .collect()
         };
         let mut order: Vec<&Key> = vec![];
@@ -198,11 +234,11 @@ impl Shapes {
             let name = record_name(k);
             let mut body = String::new();
             let mut members = vec![];
-            for f in &self.uses[k].members {
-                let m = Key::Member(f.clone());
+            for f in &uses[k].members {
                 let ty = match member_ty(f, &shape) {
-                    Some((_, 0)) if cyclic.contains(&m) => "long".to_string(),
-                    Some((t, _)) => t,
+                    Some((r, 0, true)) if cyclic.contains(&r) => "long".to_string(),
+                    Some((r, l, true)) => spelled(format!("struct {}", record_name(&r)), l),
+                    Some((_, l, false)) => spelled("long".to_string(), l),
                     None => "long".to_string(),
                 };
                 body.push_str(&format!(" {ty} {f};"));
@@ -231,12 +267,20 @@ fn spelled(base: String, levels: u8) -> String {
     }
 }
 
+/// What the uses of a unit say about its missing types.
+pub(super) struct Inferred {
+    pub shapes: Shapes,
+    /// Struct tags the unit defines.
+    pub defined: HashSet<String>,
+    /// Statements `X * y;` (also `X **y;`) of two names declared nowhere: declarations of `y`
+    /// whose type `X` a missing header defines (a product whose value is discarded is no code
+    /// anyone writes) — `X` with the offset of the statement.
+    pub type_names: BTreeMap<String, usize>,
+}
+
 /// The shapes the uses in `unit` give the unknown typedef names `guessed` and the struct tags
-/// the unit never defines; also gives the defined tags.
-pub(super) fn infer(
-    unit: &TranslationUnit,
-    guessed: &BTreeSet<String>,
-) -> (Shapes, HashSet<String>) {
+/// the unit never defines.
+pub(super) fn infer(unit: &TranslationUnit, guessed: &BTreeSet<String>) -> Inferred {
     let mut decls = Decls {
         guessed,
         typedefs: HashMap::new(),
@@ -250,8 +294,9 @@ pub(super) fn infer(
             ExternalDeclaration::Declaration(d) => decls.declaration(&d.node),
             ExternalDeclaration::FunctionDefinition(fd) => {
                 let f = &fd.node;
-                if let Some(base) = decls.spec_key(f.specifiers.iter().filter_map(decl_ts)) {
-                    decls.global(base, &f.declarator.node);
+                match decls.spec_key(f.specifiers.iter().filter_map(decl_ts)) {
+                    Some(base) => decls.global(base, &f.declarator.node),
+                    None => other(&mut decls.globals, &f.declarator.node),
                 }
             }
             ExternalDeclaration::StaticAssert(_) => {}
@@ -263,6 +308,7 @@ pub(super) fn infer(
         decls: &decls,
         locals: HashMap::new(),
         shapes: Shapes::default(),
+        type_names: BTreeMap::new(),
     };
     for ext in &unit.0 {
         if let ExternalDeclaration::FunctionDefinition(fd) = &ext.node {
@@ -276,11 +322,16 @@ pub(super) fn infer(
         }
     }
     let mut shapes = uses.shapes;
+    let type_names = uses.type_names;
     // Tags the file defines are not missing.
     shapes
         .uses
         .retain(|k, _| !matches!(k, Key::Tag(t) if decls.defined.contains(t)));
-    (shapes, decls.defined)
+    Inferred {
+        shapes,
+        defined: decls.defined,
+        type_names,
+    }
 }
 
 /// A variable's type: a missing type with pointer levels added (negative: dereferenced).
@@ -407,8 +458,12 @@ impl Decls<'_> {
 /// A declaration of a type that is not missing: its name hides any other of that name.
 fn other(m: &mut HashMap<String, Option<Ty>>, d: &Declarator) {
     if let (Some(n), _) = declarator_levels(d) {
-        m.insert(n.to_string(), None);
+        other_name(m, n);
     }
+}
+
+fn other_name(m: &mut HashMap<String, Option<Ty>>, n: &str) {
+    m.insert(n.to_string(), None);
 }
 
 fn insert(m: &mut HashMap<String, Option<Ty>>, n: &str, t: Ty) {
@@ -427,6 +482,11 @@ struct TagWalk<'d, 'a> {
 }
 
 impl<'ast> Visit<'ast> for TagWalk<'_, '_> {
+    fn visit_enumerator(&mut self, e: &'ast Enumerator, span: &'ast Span) {
+        other_name(&mut self.decls.globals, &e.identifier.node.name);
+        visit::visit_enumerator(self, e, span);
+    }
+
     fn visit_struct_type(&mut self, st: &'ast StructType, span: &'ast Span) {
         if let (Some(i), Some(ds)) = (&st.identifier, &st.declarations) {
             self.decls.defined.insert(i.node.name.clone());
@@ -496,9 +556,42 @@ struct UseWalk<'d, 'a> {
     decls: &'d Decls<'a>,
     locals: HashMap<String, Option<Ty>>,
     shapes: Shapes,
+    type_names: BTreeMap<String, usize>,
 }
 
 impl UseWalk<'_, '_> {
+    fn declared(&self, n: &str) -> bool {
+        self.locals.contains_key(n)
+            || self.decls.globals.contains_key(n)
+            || self.decls.typedefs.contains_key(n)
+            || self.decls.guessed.contains(n)
+    }
+
+    /// `X` when `e` is `X * y` or `X * *y` with both names declared nowhere.
+    fn declaration_statement<'e>(&self, e: &'e Expression) -> Option<&'e str> {
+        let Expression::BinaryOperator(b) = e else {
+            return None;
+        };
+        if b.node.operator.node != BinaryOperator::Multiply {
+            return None;
+        }
+        let Expression::Identifier(x) = &b.node.lhs.node else {
+            return None;
+        };
+        let mut y = &b.node.rhs.node;
+        while let Expression::UnaryOperator(u) = y {
+            if u.node.operator.node != UnaryOperator::Indirection {
+                return None;
+            }
+            y = &u.node.operand.node;
+        }
+        let Expression::Identifier(y) = y else {
+            return None;
+        };
+        let (x, y) = (&x.node.name, &y.node.name);
+        (x != y && !self.declared(x) && !self.declared(y)).then_some(x.as_str())
+    }
+
     fn ty(&self, e: &Expression) -> Option<Ty> {
         match e {
             Expression::Identifier(id) => {
@@ -570,6 +663,22 @@ impl UseWalk<'_, '_> {
         }
     }
 
+    /// `a = b` (or an initializer): a member on one side holding a variable's missing type on
+    /// the other has that type.
+    fn unify(&mut self, a: Option<Ty>, b: Option<Ty>) {
+        let (Some(a), Some(b)) = (a, b) else {
+            return;
+        };
+        for ((m, dm), (k, dk)) in [(&a, &b), (&b, &a)] {
+            if let (Key::Member(f), Key::Name(_) | Key::Tag(_)) = (m, k) {
+                if self.missing(k) {
+                    let e = self.shapes.aliases.entry(f.clone()).or_default();
+                    *e.entry((k.clone(), dk - dm)).or_default() += 1;
+                }
+            }
+        }
+    }
+
     fn missing(&self, k: &Key) -> bool {
         match k {
             Key::Tag(t) => !self.decls.defined.contains(t),
@@ -593,6 +702,15 @@ impl UseWalk<'_, '_> {
 }
 
 impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
+    fn visit_statement(&mut self, st: &'ast Statement, span: &'ast Span) {
+        if let Statement::Expression(Some(e)) = st {
+            if let Some(x) = self.declaration_statement(&e.node) {
+                self.type_names.entry(x.to_string()).or_insert(span.start);
+            }
+        }
+        visit::visit_statement(self, st, span);
+    }
+
     fn visit_member_expression(&mut self, m: &'ast MemberExpression, span: &'ast Span) {
         if let Some((k, l)) = self.ty(&m.expression.node) {
             let level = match m.operator.node {
@@ -604,11 +722,27 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
         visit::visit_member_expression(self, m, span);
     }
 
+    fn visit_init_declarator(&mut self, d: &'ast InitDeclarator, span: &'ast Span) {
+        if let (Some(Initializer::Expression(e)), (Some(n), _)) = (
+            d.initializer.as_ref().map(|i| &i.node),
+            declarator_levels(&d.declarator.node),
+        ) {
+            let var = self.locals.get(n).cloned().flatten();
+            let init = self.ty(&e.node);
+            self.unify(var, init);
+        }
+        visit::visit_init_declarator(self, d, span);
+    }
+
     fn visit_binary_operator_expression(
         &mut self,
         b: &'ast BinaryOperatorExpression,
         span: &'ast Span,
     ) {
+        if b.operator.node == BinaryOperator::Assign {
+            let (l, r) = (self.ty(&b.lhs.node), self.ty(&b.rhs.node));
+            self.unify(l, r);
+        }
         if b.operator.node == BinaryOperator::Index {
             if let Some((k, l)) = self.ty(&b.lhs.node) {
                 self.record(k, 1 - l, None);
@@ -630,8 +764,20 @@ mod tests {
         }
         text.push_str(src);
         let p = lang_c::driver::parse_preprocessed(&Default::default(), text).expect("parse");
-        let (s, defined) = infer(&p.unit, &guessed);
-        s.layout(&guessed, &defined)
+        let i = infer(&p.unit, &guessed);
+        i.shapes.layout(&guessed, &i.defined)
+    }
+
+    #[test]
+    fn a_product_of_two_undeclared_names_is_a_declaration() {
+        let text = "enum { E = 2 }; int g; int h(int);\n\
+            int f(int a) { ctl_t *c; ctl_t **cc; E * g; a * b; int k; k * h; ctl_t * ctl_t; return 0; }\n";
+        let p = lang_c::driver::parse_preprocessed(&Default::default(), text.to_string())
+            .expect("parse");
+        let i = infer(&p.unit, &BTreeSet::new());
+        // Only `ctl_t`: `E`, `a` and `k` are declared; `b` alone does not make a type.
+        assert_eq!(i.type_names.keys().collect::<Vec<_>>(), ["ctl_t"]);
+        assert_eq!(i.type_names["ctl_t"], text.find("ctl_t *c").unwrap());
     }
 
     #[test]
@@ -675,6 +821,35 @@ mod tests {
         // `c` of another function does not matter; `d` declared twice in `k` does.
         assert_eq!(l.typedefs["C"], "struct __dizy_C *");
         assert!(!l.typedefs.contains_key("D"), "{:?}", l.typedefs);
+    }
+
+    #[test]
+    fn a_member_holding_a_variable_s_type_has_that_type() {
+        let l = shapes_of(
+            "int f(Core *core, int w) { Set *control; Set *other = &core->b;\n\
+               if (w) control = &core->a; else control = other;\n\
+               core->a.extra = 1; return control->num + core->list->num; }\n\
+             void g(Core *core, Set *s) { core->list = s; }\n",
+            &["Core", "Set"],
+        );
+        assert_eq!(l.typedefs["Set"], "struct __dizy_Set");
+        // `a` and `b` embed the record of `Set` (which gains `extra` through `a`); `list`
+        // points to it.
+        assert!(
+            l.decls.contains(
+                "struct __dizy_Core { struct __dizy_Set a; struct __dizy_Set b; struct __dizy_Set * list; };"
+            ),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_Set { long extra; long num; };"),
+            "{}",
+            l.decls
+        );
+        let set = l.decls.find("struct __dizy_Set {").unwrap();
+        assert!(set < l.decls.find("struct __dizy_Core {").unwrap());
     }
 
     #[test]

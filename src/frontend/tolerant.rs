@@ -170,11 +170,11 @@ fn prelude(rep: &Repairs) -> String {
     s
 }
 
-/// `t` parsed again with `layout`'s records in its prelude (the repaired text is kept, so
-/// every repair's offset stays valid); `t` itself if that does not parse.
-pub(super) fn reparse(t: Tolerated, layout: super::opaque::Layout) -> Tolerated {
+/// `t` parsed again with the prelude of its repairs after `change` (the repaired text is kept,
+/// so every repair's offset stays valid); `t` itself if that does not parse.
+pub(super) fn reparse(t: Tolerated, change: impl FnOnce(&mut Repairs)) -> Tolerated {
     let mut rep = t.repairs.clone();
-    rep.layout = layout;
+    change(&mut rep);
     let prelude = prelude(&rep);
     let text = format!("{prelude}{}", &t.parse.source[t.prelude_len..]);
     match lang_c::driver::parse_preprocessed(&Config::default(), text) {
@@ -248,7 +248,7 @@ fn type_by_name(name: &str) -> Option<&'static str> {
 }
 
 /// The type given to an unknown typedef name that no standard header defines.
-const DEFAULT_TYPE: &str = "long";
+pub(super) const DEFAULT_TYPE: &str = "long";
 
 const KEYWORDS: &[&str] = &[
     "auto",

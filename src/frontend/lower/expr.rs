@@ -237,6 +237,7 @@ impl Ctx<'_> {
                 if (x.ty.is_float() && ty.is_pointer()) || (x.ty.is_pointer() && ty.is_float()) {
                     return Err(self.err(off, "invalid cast between pointer and floating type"));
                 }
+                self.known_overlap(&x.ty, &ty, off)?;
                 Ok(Val::R(self.convert(x, &ty)))
             }
             Expression::BinaryOperator(b) => self.binary(b, off),

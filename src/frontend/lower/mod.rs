@@ -355,6 +355,21 @@ impl Ctx<'_> {
         }
     }
 
+    /// An error when a pointer converts between an assumed record and another non-void
+    /// pointee: what the record's members would then overlap depends on its real layout.
+    fn known_overlap(&self, from: &CType, to: &CType, off: usize) -> Res<()> {
+        let (CType::Ptr(a), CType::Ptr(b)) = (from, to) else {
+            return Ok(());
+        };
+        if a == b || **a == CType::Void || **b == CType::Void {
+            return Ok(());
+        }
+        for t in [a, b] {
+            self.known_layout(t, off, "a pointer conversion to or from a pointer")?;
+        }
+        Ok(())
+    }
+
     fn structs_complete(&self, t: &CType) -> bool {
         match t {
             CType::Struct(s) => self.tables.structs[s.index()].complete,

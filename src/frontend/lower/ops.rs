@@ -361,6 +361,7 @@ impl Ctx<'_> {
         if !ok {
             return Err(self.err(off, "incompatible types in assignment or argument"));
         }
+        self.known_overlap(&x.ty, to, off)?;
         Ok(self.convert(x, to))
     }
 
