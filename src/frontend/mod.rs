@@ -347,6 +347,7 @@ fn parse_with(
     let handle = std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(move || -> Result<(Program, opaque::Shapes)> {
+            let started = std::time::Instant::now();
             let mut t = match tolerant::parse(text) {
                 Ok(t) => t,
                 Err((e, _)) => {
@@ -356,7 +357,9 @@ fn parse_with(
             };
             let unconfigured = !missing.is_empty();
             let mut own = opaque::Shapes::default();
-            if unconfigured {
+            // Records take up to two more parses: not where those would overrun the limit
+            // (the functions that need them are then rejected, as without records).
+            if unconfigured && started.elapsed() * 4 < limit {
                 let mut guessed = t.repairs.default_guesses();
                 let mut found = opaque::infer(&t.parse.unit, &guessed);
                 if !found.type_names.is_empty() {

@@ -411,6 +411,8 @@ impl Decls<'_> {
                     }
                     return self.typedefs.get(n).cloned();
                 }
+                // A union's members overlap: never assumed distinct.
+                TypeSpecifier::Struct(st) if st.node.kind.node == StructKind::Union => return None,
                 TypeSpecifier::Struct(st) if st.node.declarations.is_none() => {
                     return st
                         .node
@@ -850,6 +852,12 @@ mod tests {
         );
         let set = l.decls.find("struct __dizy_Set {").unwrap();
         assert!(set < l.decls.find("struct __dizy_Core {").unwrap());
+    }
+
+    #[test]
+    fn union_tags_are_left_alone() {
+        let l = shapes_of("union U; int f(union U *u) { return u->a; }\n", &[]);
+        assert!(l.decls.is_empty(), "{}", l.decls);
     }
 
     #[test]
