@@ -13,10 +13,13 @@
 //! The inference is syntactic and deliberately small: a variable's type is known when its
 //! declaration names the type (directly, through a typedef of the file, or as a member of such
 //! a record); an expression's type follows identifiers, `->`, `.`, `*`, `&`, `[]`, casts,
-//! assignments, `?:` and calls of functions declared in the file. What it assumes is stated in
-//! the report: members are distinct, non-overlapping fields (scalars `long`); members no code
-//! of the file uses are not there, so the lowering rejects what depends on the full layout
-//! (`sizeof`, pointer arithmetic over such records, copies of whole records).
+//! assignments, `?:` and calls of functions declared in the file; a member assigned to or from
+//! a variable of a missing type has that type. It also finds statements `T *p;` of two
+//! undeclared names, declarations that parsed as products ([`Inferred::type_names`]). What it
+//! assumes is stated in the report: members are distinct, non-overlapping fields (scalars
+//! `long`); members no code of the file uses are not there, so the lowering rejects what depends
+//! on the full layout (`sizeof`, pointer arithmetic over such records, copies of whole records,
+//! pointer conversions to or from them). Union tags are left alone (their members overlap).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
