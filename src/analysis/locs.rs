@@ -218,10 +218,11 @@ impl Dims {
             return Resolved::Untracked;
         };
         // Byte range of the place inside the variable: exact, or the whole of some array.
-        let Some((start, exact)) = self.offset(f, p, index) else {
+        let Some((start, span)) = self.offset(f, p, index) else {
             return Resolved::Untracked;
         };
-        let size = crate::ir::layout_size(&self.structs, &f.place_ty(p));
+        let exact = span.is_none();
+        let size = span.unwrap_or_else(|| crate::ir::layout_size(&self.structs, &f.place_ty(p)));
         let inside: Vec<&Cell> = cells
             .iter()
             .filter(|c| c.offset >= start && c.offset < start.saturating_add(size))
@@ -239,42 +240,48 @@ impl Dims {
         Resolved::Cells(inside.iter().map(|c| (c.offset - start, c.dim)).collect())
     }
 
-    /// Byte offset of `p` inside its root variable, and whether it is exact (`false`: an index
-    /// is unknown, and the offset is that of the whole array containing it).
+    /// Byte offset of `p` inside its root variable: exact (`None`), or, where an index is
+    /// unknown or out of bounds, the byte range (start, length) of the whole array that index
+    /// selects in, which the place lies somewhere inside.
     fn offset(
         &self,
         f: &Function,
         p: &Place,
         index: &dyn Fn(&crate::ir::Expr) -> Option<i128>,
-    ) -> Option<(u64, bool)> {
+    ) -> Option<(u64, Option<u64>)> {
         match p {
-            Place::Var(_) => Some((0, true)),
+            Place::Var(_) => Some((0, None)),
             Place::Deref(..) => None,
             Place::Field(b, sid, k, _) => {
-                let (o, exact) = self.offset(f, b, index)?;
+                let (o, span) = self.offset(f, b, index)?;
                 let def = self.structs.get(sid.index())?;
                 if def.is_union {
                     return None;
                 }
                 let fl = def.fields.get(*k as usize)?;
-                Some((o + fl.offset, exact))
+                match span {
+                    None => Some((o + fl.offset, None)),
+                    // Somewhere in the array: so is its field.
+                    Some(_) => Some((o, span)),
+                }
             }
             Place::Index(b, i, ty) => {
-                let (o, exact) = self.offset(f, b, index)?;
+                let (o, span) = self.offset(f, b, index)?;
                 let CType::Array(_, Some(n)) = f.place_ty(b) else {
                     return None;
                 };
+                if span.is_some() {
+                    return Some((o, span));
+                }
                 let k = match &i.kind {
                     ExprKind::Int(k) => Some(*k),
                     _ => index(i),
                 };
+                let el = crate::ir::layout_size(&self.structs, ty);
                 match k {
-                    Some(k) if exact && (0..n as i128).contains(&k) => {
-                        let el = crate::ir::layout_size(&self.structs, ty);
-                        Some((o + el * k as u64, true))
-                    }
+                    Some(k) if (0..n as i128).contains(&k) => Some((o + el * k as u64, None)),
                     // Out of bounds is undefined; an unknown index may hit any element.
-                    _ => Some((o, false)),
+                    _ => Some((o, Some(el.saturating_mul(n)))),
                 }
             }
         }
