@@ -63,6 +63,11 @@ pub struct AnalysisArgs {
     /// Do not search for distinguishing inputs (differences stay "possibly different")
     #[arg(long = "no-witness")]
     pub no_witness: bool,
+    /// Keep these analysis settings even when they do not finish: by default a function whose
+    /// analysis runs out of half its time is analysed again, in the time left, with one
+    /// sub-state per point and then with the interval domain (less precise, still sound)
+    #[arg(long = "no-fallback")]
+    pub no_fallback: bool,
 }
 
 impl Default for AnalysisArgs {
@@ -78,6 +83,7 @@ impl Default for AnalysisArgs {
             timeout: 60.0,
             max_memory: 4096,
             no_witness: false,
+            no_fallback: false,
         }
     }
 }
@@ -107,6 +113,7 @@ impl AnalysisArgs {
             analysis: self.analysis(),
             limits: self.limits(),
             no_witness: self.no_witness,
+            no_fallback: self.no_fallback,
             ..Default::default()
         }
     }

@@ -1160,6 +1160,48 @@ fn diff_ten_thousand_variables() {
     assert_big_diff_bounded("10,000 variables", &old, &new, 20);
 }
 
+/// More variables than a relational domain is given (2,000 dimensions for both versions): the
+/// polyhedra analysis stops at once with a size limit, the fallback with one sub-state per
+/// point too, and the interval domain gives the function a verdict, with a note saying so;
+/// `--no-fallback` keeps the limit as the verdict.
+#[test]
+fn diff_falls_back_to_cheaper_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = |extra: &str| {
+        let mut s = String::from("int f(int x)\n{\n");
+        for i in 0..1_100 {
+            s.push_str(&format!("    int v{i} = x + {i};\n"));
+        }
+        s.push_str(&format!("    return v0 + v1099{extra};\n}}\n"));
+        s
+    };
+    let old = write(tmp.path(), "many_old.c", body(""));
+    let new = write(tmp.path(), "many_new.c", body(" + 1"));
+    let report = |extra: &[&str]| {
+        let out = dizy_with_deadline(diff_args(&old, &new, extra), Duration::from_secs(120));
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+        serde_json::from_str::<serde_json::Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", out.stdout))["functions"][0]
+            .clone()
+    };
+    let f = report(&["--timeout", "60"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let notes = f["notes"].to_string();
+    assert!(
+        notes.contains("interval domain") && notes.contains("numeric dimensions"),
+        "the fallback is named with the reason: {notes}"
+    );
+    // Without the search, the verdict rests on the fallback's Δ alone.
+    let f = report(&["--timeout", "60", "--no-witness"]);
+    assert_eq!(f["verdict"], "possibly-different", "{f:#}");
+    assert!(
+        f["diff_points"].as_array().is_some_and(|d| !d.is_empty()),
+        "{f:#}"
+    );
+    let f = report(&["--timeout", "60", "--no-witness", "--no-fallback"]);
+    assert_eq!(f["verdict"], "timeout", "{f:#}");
+}
+
 /// Found by the `frontend` fuzz target: a run of `-` between `>` and `>` made the backtracking
 /// parser take exponential time (28 signs: seconds; 60: hours). Such runs are not valid C and are
 /// now rejected before parsing, naming the line; the parse time limit (`--timeout` for `diff`)

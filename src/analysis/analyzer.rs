@@ -98,6 +98,7 @@ impl<'a> Analyzer<'a> {
             c.origin(Pos::new(p)).side
         });
         let dim_pairs = dim_pairs(c, &dims);
+        tracing::debug!(dims = dims.len(), positions = n, "analysis size");
         let mut canon_points: HashSet<usize> =
             c.diff_points.iter().map(|d| d.pos.index()).collect();
         match opts.canon_point {

@@ -30,6 +30,9 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
         point_name(opts.analysis.canon_point),
         opts.analysis.widen_delay
     ));
+    if !opts.no_fallback {
+        a.push("a function whose analysis does not finish in half of its time (or exceeds a size or memory bound) is analysed again, in the time left, with one sub-state per point and then with the interval domain: less precise, still sound; its notes say so".into());
+    }
     a.into_iter()
         .map(|text| Note::new(NoteKind::Semantics, text))
         .collect()

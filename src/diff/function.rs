@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{details, DiffOptions, FunctionReport, Validate, Verdict};
-use crate::analysis;
+use crate::analysis::{self, Canon};
 use crate::changes;
 use crate::correlate;
 use crate::delta;
@@ -19,6 +19,7 @@ use crate::diag::{Note, NoteKind, Result};
 use crate::frontend;
 use crate::gcl::GclProgram;
 use crate::limits;
+use dizy_domains::DomainKind;
 
 pub(super) fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionReport {
     FunctionReport {
@@ -154,6 +155,92 @@ const PREPASS_STEPS: u64 = 100_000;
 const PREPASS_TOTAL_STEPS: u64 = 2_000_000;
 /// A time cap as the last resort only (the step bounds come first on any usual machine).
 const PREPASS_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Share of the analysis' time the settings the user asked for get when cheaper ones can
+/// follow; the cheaper steps end at the shares after it.
+const FIRST_SHARE: f64 = 0.5;
+const JOIN_ALL_SHARE: f64 = 0.8;
+
+/// The analysis under the user's settings, and when they do not finish in their share of the
+/// time (or exceed a size or memory bound), under cheaper ones in what is left: one sub-state
+/// per point (no guard partitioning), then the interval domain (no relations between
+/// variables). Every step is sound, so a later one only loses precision: a function gets a Δ
+/// (and a search guided by it) instead of `timeout`. Gives the analysis and, when a cheaper
+/// step gave it, the note that says so. `--no-fallback` keeps the user's settings only.
+fn analyze_in_steps(
+    c: &correlate::Correlated,
+    opts: &DiffOptions,
+    budget: &FunctionTime,
+    whole: &limits::Budget,
+) -> crate::diag::Result<(analysis::Analysis, Option<String>)> {
+    use crate::diag::{ErrorKind, Stop};
+    let asked = &opts.analysis;
+    let mut steps: Vec<(analysis::Options, &str)> = vec![];
+    if !opts.no_fallback {
+        if asked.canon != Canon::JoinAll || asked.max_substates > 1 {
+            let mut o = asked.clone();
+            o.canon = Canon::JoinAll;
+            o.max_substates = 1;
+            steps.push((
+                o,
+                "one sub-state per point (Join-All: outcomes of branches are no longer told apart)",
+            ));
+        }
+        if asked.domain != DomainKind::Interval {
+            let mut o = asked.clone();
+            o.domain = DomainKind::Interval;
+            steps.push((o, "the interval domain (no relations between variables, so no equalities between the versions: what it cannot rule out is reported as a possible difference)"));
+        }
+    }
+    let t0 = Instant::now();
+    let window = budget.analysis_end.map(|e| e.saturating_duration_since(t0));
+    let until = |share: f64| window.map(|w| t0 + w.mul_f64(share));
+    let shares: Vec<f64> = match steps.len() {
+        0 => vec![],
+        1 => vec![FIRST_SHARE, 1.0],
+        _ => vec![FIRST_SHARE, JOIN_ALL_SHARE, 1.0],
+    };
+    let first_end = shares.first().map_or(budget.analysis_end, |&s| until(s));
+    let mut err = match analysis::analyze(c, asked, &whole.until(first_end)) {
+        Ok(a) => return Ok((a, None)),
+        Err(e) => e,
+    };
+    // Why the settings asked for stopped, for the note.
+    let first_why = match err.kind {
+        ErrorKind::Stopped(Stop::Timeout) => format!(
+            "did not finish in {:.1} s, their share of the function's time",
+            t0.elapsed().as_secs_f64()
+        ),
+        _ => err.to_string(),
+    };
+    for (k, (o, what)) in steps.iter().enumerate() {
+        // Only a limit of the analysis is worth a cheaper try, and only while the function's
+        // own time lasts.
+        let retry = matches!(
+            err.kind,
+            ErrorKind::Stopped(Stop::Timeout | Stop::Size | Stop::Memory)
+        ) && !whole.past_deadline();
+        if !retry {
+            break;
+        }
+        match analysis::analyze(c, o, &whole.until(until(shares[k + 1]))) {
+            Ok(a) => {
+                let spent = t0.elapsed().as_secs_f64();
+                let tried = if k > 0 {
+                    format!(", and so did the analysis with {}", steps[0].1)
+                } else {
+                    String::new()
+                };
+                let note = format!(
+                    "the analysis with the settings asked for stopped ({first_why}){tried}; analysed again in the time left ({spent:.1} s in all) with {what}; --no-fallback turns this off"
+                );
+                return Ok((a, Some(note)));
+            }
+            Err(e) => err = e,
+        }
+    }
+    Err(err)
+}
 
 pub(super) fn one_function(
     po: &GclProgram,
@@ -310,9 +397,8 @@ pub(super) fn one_function(
         r.correlating = listing.clone();
         r
     };
-    let analysis_budget = whole.until(budget.analysis_end);
-    let a = match analysis::analyze(&c, &opts.analysis, &analysis_budget) {
-        Ok(a) => a,
+    let (a, fell_back) = match analyze_in_steps(&c, opts, budget, &whole) {
+        Ok(x) => x,
         Err(e) => return stopped(e),
     };
     let d = match delta::compute(&c, &a, &whole) {
@@ -408,9 +494,9 @@ pub(super) fn one_function(
     r.witness = witness;
     r.max_substates = a.stats.max_substates;
     let note = |kind, text: &String| Note::new(kind, text.clone());
-    r.notes = a
-        .notes
+    r.notes = fell_back
         .iter()
+        .chain(&a.notes)
         .map(|n| note(NoteKind::Analysis, n))
         .collect();
     r.notes

@@ -41,6 +41,9 @@ pub struct DiffOptions {
     pub analysis: analysis::Options,
     /// Keep calls to changed same-file functions opaque instead of inlining them (`--no-inline`).
     pub no_inline: bool,
+    /// Keep the analysis settings asked for when they run out of time, instead of finishing
+    /// with cheaper ones (`--no-fallback`; see `function::analyze_in_steps`).
+    pub no_fallback: bool,
     pub inline: crate::inline::Options,
     /// How a witness is validated (`--validate`).
     pub validate: Validate,
