@@ -205,12 +205,12 @@ fn analyze_in_steps(
         Ok(a) => return Ok((a, None)),
         Err(e) => e,
     };
-    // Why the settings asked for stopped, for the note.
+    // Why the settings asked for stopped, for the note (without times: a report is the same
+    // from run to run but for its `time_ms` fields).
     let first_why = match err.kind {
-        ErrorKind::Stopped(Stop::Timeout) => format!(
-            "did not finish in {:.1} s, their share of the function's time",
-            t0.elapsed().as_secs_f64()
-        ),
+        ErrorKind::Stopped(Stop::Timeout) => {
+            "did not finish in their share of the function's time".to_string()
+        }
         _ => err.to_string(),
     };
     for (k, (o, what)) in steps.iter().enumerate() {
@@ -225,14 +225,13 @@ fn analyze_in_steps(
         }
         match analysis::analyze(c, o, &whole.until(until(shares[k + 1]))) {
             Ok(a) => {
-                let spent = t0.elapsed().as_secs_f64();
                 let tried = if k > 0 {
                     format!(", and so did the analysis with {}", steps[0].1)
                 } else {
                     String::new()
                 };
                 let note = format!(
-                    "the analysis with the settings asked for stopped ({first_why}){tried}; analysed again in the time left ({spent:.1} s in all) with {what}; --no-fallback turns this off"
+                    "the analysis with the settings asked for stopped ({first_why}){tried}; analysed again in the time left with {what}; --no-fallback turns this off"
                 );
                 return Ok((a, Some(note)));
             }
