@@ -156,6 +156,11 @@ const PREPASS_TOTAL_STEPS: u64 = 2_000_000;
 /// A time cap as the last resort only (the step bounds come first on any usual machine).
 const PREPASS_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// How the note of a function analysed with cheaper settings ([`analyze_in_steps`]) begins: a
+/// report with it depends on the machine's speed, as a timeout does (the fuzzer's determinism
+/// check treats both alike).
+pub const FALLBACK_NOTE: &str = "the analysis with the settings asked for stopped";
+
 /// Share of the analysis' time the settings the user asked for get when cheaper ones can
 /// follow; the cheaper steps end at the shares after it.
 const FIRST_SHARE: f64 = 0.5;
@@ -231,7 +236,7 @@ fn analyze_in_steps(
                     String::new()
                 };
                 let note = format!(
-                    "the analysis with the settings asked for stopped ({first_why}){tried}; analysed again in the time left with {what}; --no-fallback turns this off"
+                    "{FALLBACK_NOTE} ({first_why}){tried}; analysed again in the time left with {what}; --no-fallback turns this off"
                 );
                 return Ok((a, Some(note)));
             }

@@ -27,6 +27,7 @@ pub mod workers;
 pub use assumptions::{assumptions, canon_name, point_name};
 pub use configs::{describe as describe_config_change, lines_text, Configuration};
 pub use details::{side_by_side, SideBySide, SourceRow};
+pub use function::FALLBACK_NOTE;
 
 /// Everything that decides a report, and how the run goes. Serialized (without the fields that
 /// only say how the run goes) for worker processes.
