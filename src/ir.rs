@@ -685,6 +685,9 @@ pub struct Program {
     pub externs: Vec<(String, FuncType)>,
     /// Assumptions and abstractions the frontend made, for the report.
     pub notes: Vec<crate::diag::Note>,
+    /// Functions declared in a system header (the C library's, POSIX's): what a call does is
+    /// the library's, never an arbitrary environment's (see `interp::World`).
+    pub library: std::collections::BTreeSet<String>,
     /// Functions called without a declaration (unknown functions or function-like macros).
     pub undeclared_calls: Vec<String>,
     /// Fingerprints of the functions in `rejected` (see `frontend::fingerprint`).

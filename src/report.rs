@@ -127,15 +127,27 @@ fn behaviour_json(b: &Behaviour) -> Json {
 
 /// `x = 1, y = 2`, or `(no inputs)`.
 /// A witness's inputs as text: its parameters, then the globals it sets (if any).
+/// Then what the functions the file does not define return.
 fn witness_inputs_text(w: &Witness) -> String {
-    match w.global_inputs.is_empty() {
-        true => inputs_text(&w.inputs),
-        false => format!(
-            "{}; globals set before the call: {}",
-            inputs_text(&w.inputs),
+    let mut t = inputs_text(&w.inputs);
+    if !w.global_inputs.is_empty() {
+        t = format!(
+            "{t}; globals set before the call: {}",
             inputs_text(&w.global_inputs)
-        ),
+        );
     }
+    if !w.externals.is_empty() {
+        let parts: Vec<String> = w
+            .externals
+            .iter()
+            .map(|(n, v)| format!("{n}() returns {v}"))
+            .collect();
+        t = format!(
+            "{t}; undefined functions (in both versions, whatever their arguments): {}",
+            parts.join(", ")
+        );
+    }
+    t
 }
 
 fn inputs_text(inputs: &crate::witness::Inputs) -> String {
@@ -155,6 +167,7 @@ fn memory_inputs_json(w: &Witness) -> Json {
         let v = match input {
             Input::Scalar(_) => continue,
             Input::Null => json!({ "kind": "null" }),
+            Input::Opaque => json!({ "kind": "opaque", "text": text }),
             Input::Buffer(b) => {
                 json!({ "kind": "buffer", "size": b.len(), "bytes": b, "text": text })
             }
@@ -180,6 +193,7 @@ fn witness_json(w: &Witness) -> Json {
         "memory_inputs": memory_inputs_json(w),
         "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "global_inputs": Json::Object(w.global_inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
+        "externals": Json::Object(w.externals.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "old": behaviour_json(&w.old),
         "new": behaviour_json(&w.new),
         "validated_by": w.validated_by,

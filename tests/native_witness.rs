@@ -19,23 +19,15 @@ use serde_json::Value as Json;
 const NOT_NATIVE: &[(&str, &str)] = &[];
 
 fn dizy_json(old: &Path, new: &Path, extra: &[&str]) -> Json {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
-    cmd.arg("diff")
-        .arg(old)
-        .arg(new)
-        .args(["--format", "json"])
-        .args(extra);
-    let out = common::run_with_timeout(&mut cmd, None, Duration::from_secs(300));
-    assert!(!out.timed_out, "dizy timed out on {}", old.display());
+    let (code, v, stderr) = common::diff_json(old, new, extra);
     assert_eq!(
-        out.code(),
+        code,
         Some(1),
-        "dizy diff {} {}: {}",
+        "dizy diff {} {}: {stderr}",
         old.display(),
-        new.display(),
-        out.stderr
+        new.display()
     );
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout))
+    v
 }
 
 fn only_function(report: &Json) -> &Json {

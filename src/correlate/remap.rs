@@ -198,6 +198,12 @@ impl Remap {
                 p.externs.push((n.clone(), ft.clone()));
             }
         }
+        p.library.extend(new.program.library.iter().cloned());
+        for r in &new.program.rejected {
+            if !p.rejected.iter().any(|(m, _)| *m == r.0) {
+                p.rejected.push(r.clone());
+            }
+        }
         p.notes.extend(new.program.notes.iter().cloned());
         p.functions.clear();
         let mut functions = old.functions.clone();

@@ -10,6 +10,8 @@ pub struct LineMap {
     /// Start offset of each preprocessed line with the file index and original line number.
     starts: Vec<(usize, u32, u32)>,
     files: Vec<String>,
+    /// Whether each of `files` is a system header (flag 3 of its line markers).
+    system: Vec<bool>,
     /// Index in `files` of the main file.
     main: u32,
 }
@@ -22,17 +24,20 @@ impl LineMap {
         let mut cur_line = 1u32;
         let mut main: Option<u32> = None;
         let mut offset = 0usize;
+        let mut system = vec![false];
         files.push(display.to_string());
         for raw in text.split_inclusive('\n') {
             let l = raw.trim_start();
-            if let Some((n, name)) = parse_marker(l) {
+            if let Some((n, name, sys)) = parse_marker(l) {
                 let idx = match files.iter().position(|f| *f == name) {
                     Some(i) => i as u32,
                     None => {
                         files.push(name.clone());
+                        system.push(false);
                         (files.len() - 1) as u32
                     }
                 };
+                system[idx as usize] |= sys;
                 // The first marker naming a real file (not <built-in>) is the main file.
                 if main.is_none() && !name.starts_with('<') {
                     main = Some(idx);
@@ -48,6 +53,7 @@ impl LineMap {
         LineMap {
             starts,
             files,
+            system,
             main: main.unwrap_or(0),
         }
     }
@@ -84,10 +90,18 @@ impl LineMap {
     pub fn is_main(&self, offset: usize) -> bool {
         self.main_line(offset).is_some()
     }
+
+    /// Whether `offset` lies in a system header (the C library's and the system's own, which
+    /// the preprocessor marks with flag 3).
+    pub fn is_system(&self, offset: usize) -> bool {
+        self.locate_idx(offset)
+            .is_some_and(|(f, _)| self.system[f as usize])
+    }
 }
 
-/// `# 12 "file.c" 1 3` → (12, "file.c"). Also accepts `#line 12 "file.c"`.
-fn parse_marker(l: &str) -> Option<(u32, String)> {
+/// `# 12 "file.c" 1 3` → (12, "file.c", true): line, file and whether the marker flags a system
+/// header (flag 3). Also accepts `#line 12 "file.c"`.
+fn parse_marker(l: &str) -> Option<(u32, String, bool)> {
     let rest = l.strip_prefix('#')?.trim_start();
     let rest = rest
         .strip_prefix("line")
@@ -99,19 +113,19 @@ fn parse_marker(l: &str) -> Option<(u32, String)> {
     }
     let n: u32 = digits.parse().ok()?;
     let after = rest[digits.len()..].trim_start();
-    let name = after.strip_prefix('"').and_then(|s| {
+    let (name, flags) = after.strip_prefix('"').and_then(|s| {
         let mut out = String::new();
-        let mut chars = s.chars();
-        while let Some(c) = chars.next() {
+        let mut chars = s.char_indices();
+        while let Some((i, c)) = chars.next() {
             match c {
-                '"' => return Some(out),
-                '\\' => out.push(chars.next()?),
+                '"' => return Some((out, &s[i + 1..])),
+                '\\' => out.push(chars.next()?.1),
                 c => out.push(c),
             }
         }
         None
     })?;
-    Some((n, name))
+    Some((n, name, flags.split_whitespace().any(|f| f == "3")))
 }
 
 #[cfg(test)]
@@ -129,5 +143,10 @@ mod tests {
         assert_eq!(m.main_line(off_y), None);
         assert_eq!(m.locate(off_y), Some(("h.h".to_string(), 1)));
         assert_eq!(m.main_line(off_z), Some(3));
+        assert!(!m.is_system(off_y));
+        let sys = "# 1 \"a.c\"\n# 1 \"/usr/include/stdio.h\" 1 3 4\nint puts(const char *);\n# 2 \"a.c\" 2\nint z;\n";
+        let m = LineMap::new(sys, "a.c");
+        assert!(m.is_system(sys.find("int puts").unwrap()));
+        assert!(!m.is_system(sys.find("int z").unwrap()));
     }
 }

@@ -13,6 +13,28 @@ use super::{Data, Frame, Interp, RetVal, RunError, Value, MAX_CALL_DEPTH};
 use crate::gcl::{GclFunction, InstrKind};
 use crate::ir::{CType, Callee, Expr, Place, VarKind};
 
+/// Whether the interpreter executes library function `name` itself.
+pub(super) fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name) || super::ctype::knows(name) || super::libm::call(name, &[]).is_some()
+}
+
+/// The library functions [`Interp::known_builtin`] executes besides the mathematics and
+/// `<ctype.h>`.
+const BUILTINS: &[&str] = &[
+    "abs",
+    "labs",
+    "llabs",
+    "printf",
+    "puts",
+    "putchar",
+    "__builtin_expect",
+    "memset",
+    "memcpy",
+    "memmove",
+    "strlen",
+    "strcmp",
+];
+
 impl<'a> Interp<'a> {
     /// Drop every frame left by an aborted run.
     pub(super) fn unwind(&mut self) {
@@ -308,11 +330,79 @@ impl<'a> Interp<'a> {
             }
             return self.push_frame(fi, argv);
         }
-        let r = self.builtin(&name, &argv)?;
+        let r = match self.builtin(&name, &argv)? {
+            Some((v, _)) => Data::Scalar(v),
+            None => self.environment(&name)?,
+        };
         if let Some(d) = dest {
-            self.store_data(d, Data::Scalar(r.0))?;
+            self.store_data(d, r)?;
         }
         Ok(())
+    }
+
+    /// A call of function `name`, which the program does not define and the interpreter does
+    /// not know: what the [`World`](super::World) says it returns, where there is a world and
+    /// the function may be environment.
+    fn environment(&mut self, name: &str) -> Result<Data, RunError> {
+        let prog = &self.prog.program;
+        let cannot = || format!("call to external function `{name}` cannot be executed");
+        let Some(world) = &self.world else {
+            return self.unsupported(cannot());
+        };
+        if prog.rejected.iter().any(|(n, _)| n == name) {
+            return self.unsupported(format!(
+                "{}: the file defines it, but it could not be lowered",
+                cannot()
+            ));
+        }
+        if !super::world::is_environment(prog, name) {
+            return self.unsupported(format!("{}: a library function", cannot()));
+        }
+        let ret = prog
+            .externs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(CType::INT, |(_, ft)| ft.ret.clone());
+        let result = world.results.get(name).cloned();
+        if !self.env_called.iter().any(|n| n == name) {
+            self.env_called.push(name.to_string());
+        }
+        if ret == CType::Void {
+            return Ok(Data::Scalar(Value::Int(0)));
+        }
+        if is_aggregate(&ret) {
+            let n = self.size_of(&ret) as usize;
+            return match result {
+                None => Ok(Data::Agg(vec![0; n], vec![true; n])),
+                Some(_) => self.unsupported(format!("{}: it returns a structure", cannot())),
+            };
+        }
+        match result {
+            None => self.convert(Value::Int(0), &ret).map(Data::Scalar),
+            Some(super::ExtResult::Scalar(v)) => self.convert(v, &ret).map(Data::Scalar),
+            Some(super::ExtResult::Buffer(bytes)) if ret.is_pointer() => {
+                let id = match self.world_objs.iter().find(|(n, _)| n == name) {
+                    Some(&(_, id)) => id,
+                    None => {
+                        let k = self.world_objs.len() as u32;
+                        let id = self
+                            .mem
+                            .alloc(Desc::External(k), bytes.len() as u64, true)
+                            .map_err(|e| self.mem_err(e))?;
+                        if let Some(o) = self.mem.obj_mut(id) {
+                            o.bytes.copy_from_slice(&bytes);
+                            o.escaped = true;
+                        }
+                        self.world_objs.push((name.to_string(), id));
+                        id
+                    }
+                };
+                Ok(Data::Scalar(Value::Int(i128::from(encode(id, 0)))))
+            }
+            Some(super::ExtResult::Buffer(_)) => {
+                self.unsupported(format!("{}: a buffer for a non-pointer result", cannot()))
+            }
+        }
     }
 
     /// The bytes of the NUL-terminated string at `v` (without the NUL), at most `limit`:
@@ -334,8 +424,16 @@ impl<'a> Interp<'a> {
         Ok(out)
     }
 
-    /// Library functions executed natively when the program does not define them.
-    fn builtin(&mut self, name: &str, args: &[Data]) -> Result<(Value, CType), RunError> {
+    /// Library functions executed natively when the program does not define them; `None` for
+    /// a function the interpreter does not know.
+    fn builtin(&mut self, name: &str, args: &[Data]) -> Result<Option<(Value, CType)>, RunError> {
+        if !is_builtin(name) {
+            return Ok(None);
+        }
+        self.known_builtin(name, args).map(Some)
+    }
+
+    fn known_builtin(&mut self, name: &str, args: &[Data]) -> Result<(Value, CType), RunError> {
         let vals: Vec<Value> = args
             .iter()
             .map(|a| match a {
@@ -481,9 +579,7 @@ impl<'a> Interp<'a> {
                     k += 1;
                 }
             }
-            _ => self.unsupported(format!(
-                "call to external function `{name}` cannot be executed"
-            )),
+            _ => self.unsupported(format!("`{name}` is no builtin")),
         }
     }
 }

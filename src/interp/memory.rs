@@ -38,6 +38,9 @@ pub(super) enum Desc {
     Str(u32),
     /// The caller's buffer a pointer parameter (by index) points to at a top-level call.
     Input(u32),
+    /// The object an environment function returned a pointer to (index into the run's
+    /// returned objects).
+    External(u32),
 }
 
 pub(super) struct Obj {

@@ -22,11 +22,13 @@ mod literal;
 mod memory;
 mod observe;
 mod product;
+mod world;
 
 pub use eval::{scalar_bytes, scalar_from_bytes};
 pub use literal::{format_value, parse_arg};
 pub use observe::{same_scalar, Observed};
 pub use product::run_correlated;
+pub use world::{is_environment, is_standard, result_text, ExtResult, World};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -70,6 +72,9 @@ pub enum Arg {
     Misaligned(Vec<u8>, u8),
     /// The same pointer as argument `k`, which is a [`Arg::Buffer`] (the two alias).
     SameAs(usize),
+    /// A valid pointer to an object of unknown size and contents: an access through it
+    /// cannot be executed ([`RunError::Unsupported`]).
+    Opaque,
 }
 
 /// Where a pointer a call gave back points, in terms the caller can name.
@@ -83,6 +88,12 @@ pub enum Target {
     },
     /// The function of that name.
     Function(String),
+    /// Into the object environment function `name` returned ([`World`]), `off` bytes from
+    /// its start.
+    External {
+        name: String,
+        off: u64,
+    },
     /// Anywhere else (a global, a string literal, a dead local, an invalid address): not
     /// nameable across two versions.
     Other,
@@ -213,6 +224,12 @@ pub struct Interp<'a> {
     inputs: Vec<(usize, u32)>,
     /// Values the next top-level call gives globals before it starts, by name.
     global_inputs: Vec<(String, Arg)>,
+    /// What undefined functions return; `None`: calling one cannot be executed.
+    world: Option<World>,
+    /// The object each environment function returned a pointer to in this call, by name.
+    world_objs: Vec<(String, u32)>,
+    /// Environment functions the last top-level call called, in order of first call.
+    env_called: Vec<String>,
 }
 
 impl<'a> Interp<'a> {
@@ -240,6 +257,9 @@ impl<'a> Interp<'a> {
             trace: None,
             inputs: Vec::new(),
             global_inputs: Vec::new(),
+            world: None,
+            world_objs: Vec::new(),
+            env_called: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -260,6 +280,18 @@ impl<'a> Interp<'a> {
     pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
         self.deadline = deadline;
         self
+    }
+
+    /// Let calls of functions the program does not define return what `world` says (see
+    /// [`World`] for which functions it may stand in for).
+    pub fn with_world(mut self, world: World) -> Self {
+        self.world = Some(world);
+        self
+    }
+
+    /// The environment functions the last call called, in order of their first call.
+    pub fn env_called(&self) -> &[String] {
+        &self.env_called
     }
 
     /// Instructions executed in the last call, also when it stopped early.
@@ -293,6 +325,13 @@ impl<'a> Interp<'a> {
                     let start = self.mem.extent(id).map_or(0, |(_, start)| start);
                     let off = u64::try_from(off).ok()?.checked_sub(start)?;
                     Some(Target::Input { arg, off })
+                })
+                .or_else(|| {
+                    let (name, _) = self.world_objs.iter().find(|(_, i)| *i == id)?;
+                    Some(Target::External {
+                        name: name.clone(),
+                        off: u64::try_from(off).ok()?,
+                    })
                 })
                 .unwrap_or(Target::Other),
             memory::Ptr::Func(i) => self
@@ -535,6 +574,21 @@ impl<'a> Interp<'a> {
                 self.inputs.push((k, id));
                 Data::Scalar(Value::Int(i128::from(encode(id, start))))
             }
+            Arg::Buffer(_) | Arg::Misaligned(..) | Arg::Opaque if !ty.is_pointer() => {
+                return bad("is not a pointer")
+            }
+            Arg::Opaque => {
+                let id = self
+                    .mem
+                    .alloc(Desc::Input(k as u32), 1, true)
+                    .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
+                if let Some(o) = self.mem.obj_mut(id) {
+                    o.unknown = true;
+                    o.escaped = true;
+                }
+                self.inputs.push((k, id));
+                Data::Scalar(Value::Int(i128::from(encode(id, 0))))
+            }
             Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
             Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
                 Some(&(_, id)) if ty.is_pointer() => {
@@ -553,6 +607,10 @@ impl<'a> Interp<'a> {
         self.depth = 0;
         self.output.clear();
         self.arith_ub.replace(None);
+        self.env_called.clear();
+        for (_, id) in std::mem::take(&mut self.world_objs) {
+            self.mem.free(id);
+        }
         let res = self.push_frame(fi, argv).and_then(|()| {
             if !self.observe.is_empty() {
                 if let Some(fr) = self.frames.last() {

@@ -110,6 +110,8 @@ pub(super) fn sample() -> Report {
         also: vec![vec![("x".into(), "5".into()), ("y".into(), "1".into())]],
         global_inputs: vec![],
         global_args: vec![],
+        externals: vec![],
+        external_args: vec![],
     });
     diff.notes = vec![Note::at(NoteKind::Assumption, "new.c", 3, "a note")];
     let mut maybe = function("many", Verdict::PossiblyDifferent);

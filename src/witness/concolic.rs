@@ -118,7 +118,7 @@ fn explore(
             if !negated.insert(hash(&path)) {
                 continue;
             }
-            next = ps.solve(&path, deadline, 1, |vals| Some(vals.to_vec()));
+            next = ps.solve(&path, deadline, 1, |vals, _| Some(vals.to_vec()));
             if Instant::now() > deadline {
                 return None;
             }

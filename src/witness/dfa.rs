@@ -466,8 +466,10 @@ fn search_paths(
                 // Every model of a feasible path is tried (smallest first); the validated ones
                 // after the first are kept as further examples.
                 let mut found: Vec<Witness> = vec![];
-                ps.solve(&edges, deadline, MODELS_PER_PATH, |vals| {
+                ps.solve(&edges, deadline, MODELS_PER_PATH, |vals, world| {
+                    let base = std::mem::replace(&mut r.world, world.clone());
                     found.extend(r.try_values(vals, "smt"));
+                    r.world = base;
                     None::<()>
                 });
                 if !found.is_empty() {

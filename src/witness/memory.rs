@@ -25,6 +25,9 @@ pub enum Shape {
     Buffer { elem: CType, elem_size: u64 },
     /// A struct or union passed by value.
     Aggregate { ty: CType, size: u64 },
+    /// A pointer to a struct whose definition the file does not have (a handle the function
+    /// only passes on or compares): null, or [`Input::Opaque`].
+    Opaque(CType),
 }
 
 impl Shape {
@@ -43,6 +46,7 @@ impl Shape {
                     // Slots for pointers the function stores (`char **end`), null at entry.
                     t if t.is_arith() || t.is_pointer() => t.clone(),
                     t @ CType::Struct(_) if complete(t) => t.clone(),
+                    t @ CType::Struct(_) => return Some(Shape::Opaque(t.clone())),
                     _ => return None,
                 };
                 Shape::Buffer {
@@ -79,6 +83,9 @@ pub enum Input {
     Aggregate(Vec<u8>),
     /// The same pointer as parameter `k` (an earlier [`Input::Buffer`]).
     SameAs(usize),
+    /// A valid pointer to an object the witness does not know ([`Shape::Opaque`]): a run that
+    /// accesses it is no test.
+    Opaque,
 }
 
 impl Input {
@@ -107,7 +114,8 @@ impl Input {
             (Input::Misaligned(b, o), _) => Arg::Misaligned(b.clone(), *o),
             (Input::Aggregate(b), _) => Arg::Aggregate(b.clone()),
             (Input::SameAs(k), _) => Arg::SameAs(*k),
-            (Input::Scalar(_), _) => return None,
+            (Input::Opaque, Shape::Opaque(_)) => Arg::Opaque,
+            (Input::Scalar(_) | Input::Opaque, _) => return None,
         })
     }
 }
@@ -125,6 +133,7 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
     match (input, &params[k].shape) {
         (Input::Scalar(s), _) => s.clone(),
         (Input::Null, _) => "NULL".into(),
+        (Input::Opaque, _) => "a valid pointer (the object is never accessed)".into(),
         (Input::Buffer(b), Shape::Buffer { elem, .. }) => buffer_text(prog, elem, b),
         (Input::Misaligned(b, o), Shape::Buffer { elem, .. }) => {
             format!(
@@ -285,6 +294,8 @@ pub fn pointer_text(params: &[Param], inputs: &[Input], t: &Target) -> String {
         Target::Null => "0".into(),
         Target::Function(f) => format!("&{f}"),
         Target::Other => "non-null".into(),
+        Target::External { name, off: 0 } => format!("{name}()"),
+        Target::External { name, off } => format!("(char *){name}() + {off}"),
         Target::Input { arg, off } => {
             let k = owner(inputs, *arg);
             let Some(p) = params.get(k) else {
@@ -403,7 +414,7 @@ fn candidates(
 ) -> Vec<Input> {
     let mut out = vec![];
     match shape {
-        Shape::Scalar(_) => {}
+        Shape::Scalar(_) | Shape::Opaque(_) => {}
         // Slots for pointers the function stores: one or two, null at entry.
         Shape::Buffer { elem_size, elem } if elem.is_pointer() => {
             out.push(Input::Buffer(vec![0; *elem_size as usize]));
@@ -482,6 +493,9 @@ fn candidates(
         }
         out.push(Input::Null);
     }
+    if let Shape::Opaque(_) = shape {
+        out.extend([Input::Opaque, Input::Null]);
+    }
     out
 }
 
@@ -496,6 +510,8 @@ pub fn random_input(
     let pick = |rnd: &mut dyn FnMut() -> u64, xs: &[i128]| xs[(rnd() % xs.len() as u64) as usize];
     Some(match &params[k].shape {
         Shape::Scalar(_) => return None,
+        Shape::Opaque(_) if rnd().is_multiple_of(4) => Input::Null,
+        Shape::Opaque(_) => Input::Opaque,
         Shape::Buffer { elem_size, .. }
             if rnd().is_multiple_of(8)
                 && params[..k].iter().any(

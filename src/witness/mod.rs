@@ -23,13 +23,13 @@ mod smt;
 #[cfg(test)]
 mod testutil;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::interp::{self, Arg, Interp, Observed, RunError, UbKind, Value};
+use crate::interp::{self, Arg, ExtResult, Interp, Observed, RunError, UbKind, Value, World};
 use crate::ir::{CType, Program, VarId, VarKind};
 use crate::limits::Budget;
 use memory::{Input, Param, Shape};
@@ -121,6 +121,83 @@ pub struct Witness {
     /// The same, as values, in the order of `global_inputs`.
     #[serde(default)]
     pub global_args: Vec<Input>,
+    /// What the functions the file does not define returned in both runs (each one value,
+    /// whatever its arguments, writing no memory: see [`World`]), as C text by name; empty when
+    /// the runs called none.
+    #[serde(default)]
+    pub externals: Inputs,
+    /// The same, as values, in the order of `externals` (a scalar literal, `Null`, or the bytes
+    /// of the object a pointer result points to).
+    #[serde(default)]
+    pub external_args: Vec<Input>,
+}
+
+/// What runs report back besides their behaviour.
+#[derive(Default)]
+struct RunLog {
+    /// Interpreter steps of all runs so far.
+    steps: Cell<u64>,
+    /// Environment functions any run called, in order of first call.
+    env: RefCell<Vec<String>>,
+    /// Those the runs since the last [`RunLog::start`] called.
+    last: RefCell<Vec<String>>,
+}
+
+impl RunLog {
+    fn record(&self, it: &Interp) {
+        self.steps.set(self.steps.get() + it.steps());
+        for list in [&self.env, &self.last] {
+            let mut l = list.borrow_mut();
+            for n in it.env_called() {
+                if !l.contains(n) {
+                    l.push(n.clone());
+                }
+            }
+        }
+    }
+
+    /// Forget which functions the earlier runs called ([`RunLog::last`]).
+    fn start(&self) {
+        self.last.borrow_mut().clear();
+    }
+}
+
+/// What `world` has environment function `name` return, as a witness states it (`ret`: its
+/// declared return type).
+fn external_text(world: &World, name: &str, ret: &CType) -> String {
+    match world.results.get(name) {
+        _ if *ret == CType::Void => "nothing (it writes no memory)".into(),
+        None if ret.is_pointer() => "NULL".into(),
+        None if ret.is_scalar() => interp::format_value(&Value::Int(0), ret),
+        None => "zero bytes".into(),
+        Some(ExtResult::Scalar(Value::Int(0))) if ret.is_pointer() => "NULL".into(),
+        Some(ExtResult::Scalar(v)) if ret.is_scalar() => interp::format_value(v, ret),
+        Some(r) => interp::result_text(r),
+    }
+}
+
+/// What `world` has environment function `name` return, as a witness input of its return type.
+fn external_input(world: &World, name: &str, ret: &CType) -> Input {
+    match world.results.get(name) {
+        _ if *ret == CType::Void => Input::Null,
+        Some(ExtResult::Buffer(b)) => Input::Buffer(b.clone()),
+        Some(ExtResult::Scalar(v)) if ret.is_scalar() && !ret.is_pointer() => {
+            Input::Scalar(interp::format_value(v, ret))
+        }
+        None if ret.is_scalar() && !ret.is_pointer() => {
+            Input::Scalar(interp::format_value(&Value::Int(0), ret))
+        }
+        Some(ExtResult::Scalar(Value::Int(0))) | None if ret.is_pointer() => Input::Null,
+        _ => Input::Aggregate(vec![]),
+    }
+}
+
+/// The declared return type of function `name` of `prog` (`int` for one called undeclared).
+fn return_type(prog: &Program, name: &str) -> CType {
+    prog.externs
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or(CType::INT, |(_, ft)| ft.ret.clone())
 }
 
 /// Execute one version on scalar arguments; `None` when the run is not a valid test (UB,
@@ -135,8 +212,8 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         prog,
         func,
         (&args, &inputs, &[]),
-        (budget, None),
-        &Cell::new(0),
+        (budget, None, None),
+        &RunLog::default(),
     )
 }
 
@@ -157,8 +234,8 @@ fn behave_args(
     prog: &GclProgram,
     func: &str,
     (args, inputs, names): (&[Arg], &[Input], &[Param]),
-    (budget, deadline): (u64, Option<Instant>),
-    spent: &Cell<u64>,
+    (budget, deadline, world): (u64, Option<Instant>, Option<&World>),
+    log: &RunLog,
 ) -> Option<Behaviour> {
     let f = prog.function(func)?;
     let globals: Vec<VarId> = (0..f.func.vars.len())
@@ -177,8 +254,11 @@ fn behave_args(
         .with_budget(budget)
         .with_deadline(deadline)
         .with_global_inputs(set);
+    if let Some(w) = world {
+        it = it.with_world(w.clone());
+    }
     let called = it.call_observe_both(func, &args[..np], &globals);
-    spent.set(spent.get() + it.steps());
+    log.record(&it);
     let (out, entry, finals) = match called {
         Ok(x) => x,
         Err(RunError::Budget { .. }) => {
@@ -394,8 +474,10 @@ struct Runner<'a> {
     fill: Vec<Input>,
     opts: &'a Options,
     runs: usize,
-    /// Interpreter steps of all runs so far.
-    steps: Cell<u64>,
+    /// Steps and environment calls of all runs so far.
+    log: RunLog,
+    /// What undefined functions return in the runs ([`World`]).
+    world: World,
     start: Instant,
     /// The function's budget (memory; its deadline bounds `opts.time` already).
     budget: &'a Budget,
@@ -433,7 +515,10 @@ impl Runner<'_> {
             .as_ref()
             .is_some_and(|(_, at)| self.runs >= at + CLEAN_WITNESS_RUNS)
             || self.runs >= self.opts.max_runs
-            || self.opts.total_steps.is_some_and(|t| self.steps.get() >= t)
+            || self
+                .opts
+                .total_steps
+                .is_some_and(|t| self.log.steps.get() >= t)
             || self.start.elapsed() > self.opts.time
             || self.budget.check().is_err()
     }
@@ -492,6 +577,7 @@ impl Runner<'_> {
         }
         let (args, lits) = self.args(inputs)?;
         self.runs += 1;
+        self.log.start();
         let names = &self.params;
         // A run stops at the search's end: a budget of ten million steps takes seconds.
         let end = self.start + self.opts.time;
@@ -501,8 +587,8 @@ impl Runner<'_> {
                 prog,
                 self.func,
                 (&args, inputs, names),
-                (budget, deadline),
-                &self.steps,
+                (budget, deadline, Some(&self.world)),
+                &self.log,
             )
         };
         let mut o = run(self.old, self.opts.step_budget)?;
@@ -528,6 +614,7 @@ impl Runner<'_> {
         let unsafe_access = o.undefined.is_some() || n.undefined.is_some();
         let np = self.n_params.min(lits.len());
         let (lits, global_inputs) = (lits[..np].to_vec(), lits[np..].to_vec());
+        let (externals, external_args) = self.called_externals();
         let w = Witness {
             inputs: lits,
             args: inputs[..np].to_vec(),
@@ -542,6 +629,8 @@ impl Runner<'_> {
             path_len: None,
             time_us: self.start.elapsed().as_micros(),
             also: vec![],
+            externals,
+            external_args,
         };
         if unsafe_access {
             if self.unsafe_witness.is_none() {
@@ -553,6 +642,23 @@ impl Runner<'_> {
             return None;
         }
         Some(w)
+    }
+
+    /// The environment functions the runs of the current candidate called, with what the
+    /// world had them return.
+    fn called_externals(&self) -> (Inputs, Vec<Input>) {
+        self.log
+            .last
+            .borrow()
+            .iter()
+            .map(|n| {
+                let ret = return_type(&self.old.program, n);
+                (
+                    (n.clone(), external_text(&self.world, n, &ret)),
+                    external_input(&self.world, n, &ret),
+                )
+            })
+            .unzip()
     }
 
     /// The neighbourhood of the first witness with an invalid access: its scalars changed one
@@ -753,7 +859,8 @@ pub fn search(
         fill: vec![],
         opts,
         runs: 0,
-        steps: Cell::new(0),
+        log: RunLog::default(),
+        world: World::default(),
         start: Instant::now(),
         budget,
         bits_only: None,

@@ -81,6 +81,11 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     if let Some(w) = global_seeds(r, delta, corr, &alpha) {
         return Some(w);
     }
+    // 3b. With the results of the functions the file does not define chosen, one function at a
+    // time (they returned zero, or null, so far).
+    if let Some(w) = world_seeds(r, delta, &alpha) {
+        return Some(w);
+    }
     if with_memory {
         return memory_random(r, &cands, &alpha);
     }
@@ -253,6 +258,102 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     None
 }
 
+/// Most environment functions [`world_seeds`] gives other results.
+const MAX_WORLD_FUNCTIONS: usize = 8;
+
+/// Δ's seeds and the all-zero input, with one environment function at a time (those the runs
+/// so far called) returning boundary values, the code's constants, or a pointer to a buffer.
+fn world_seeds(r: &mut Runner, delta: &Delta, alpha: &memory::Alphabet) -> Option<Witness> {
+    let env: Vec<String> = r
+        .log
+        .env
+        .borrow()
+        .iter()
+        .take(MAX_WORLD_FUNCTIONS)
+        .cloned()
+        .collect();
+    if env.is_empty() {
+        return None;
+    }
+    let mut starts = seeds(delta, &r.params);
+    starts.insert(0, vec![0; r.params.len()]);
+    starts.dedup();
+    starts.truncate(4);
+    for name in env {
+        let ret = super::return_type(&r.old.program, &name);
+        for cand in world_candidates(&r.old.program, &ret, alpha) {
+            let world = r.world.clone().with(&name, cand);
+            let base = std::mem::replace(&mut r.world, world);
+            for s in &starts {
+                let found = r.try_values(s, "search, external results chosen");
+                if found.is_some() || r.exhausted() {
+                    // The witness states the world it was found in.
+                    r.world = base;
+                    return found;
+                }
+            }
+            r.world = base;
+        }
+    }
+    None
+}
+
+/// Results worth trying for an environment function returning `ret`.
+fn world_candidates(
+    prog: &crate::ir::Program,
+    ret: &CType,
+    alpha: &memory::Alphabet,
+) -> Vec<crate::interp::ExtResult> {
+    use crate::interp::{ExtResult, Value};
+    match ret {
+        CType::Ptr(p) => {
+            let n = (prog.size_of(p) as usize).clamp(64, 4096);
+            let mut text = vec![b'a'; n];
+            text[n - 1] = 0;
+            vec![ExtResult::Buffer(vec![0; n]), ExtResult::Buffer(text)]
+        }
+        t if t.is_float() => [1.0, -1.0, 0.5, 2.0, 1e300, f64::NAN, f64::INFINITY]
+            .into_iter()
+            .map(|x| ExtResult::Scalar(Value::Double(x)))
+            .collect(),
+        t if t.is_integer() => {
+            let mut vals: Vec<i128> = vec![
+                1,
+                -1,
+                2,
+                3,
+                4,
+                8,
+                16,
+                64,
+                100,
+                127,
+                128,
+                255,
+                256,
+                1024,
+                65535,
+                65536,
+                i128::from(i32::MAX),
+                i128::from(i32::MIN),
+                i128::from(u32::MAX),
+                1 << 32,
+            ];
+            for &v in alpha.ints.iter().take(24) {
+                for x in [v, v - 1, v + 1] {
+                    if x != 0 && !vals.contains(&x) {
+                        vals.push(x);
+                    }
+                }
+            }
+            vals.into_iter()
+                .map(|v| ExtResult::Scalar(Value::Int(v)))
+                .collect()
+        }
+        _ => vec![],
+    }
+}
+
 /// Most globals [`global_seeds`] sets at once.
 const MAX_GLOBAL_INPUTS: usize = 32;
 
@@ -370,6 +471,7 @@ fn same_shapes(old: &GclProgram, new: &GclProgram, a: &[Param], b: &[Param]) -> 
             (Shape::Scalar(x), Shape::Scalar(y)) => x == y,
             (Shape::Buffer { elem: x, .. }, Shape::Buffer { elem: y, .. })
             | (Shape::Aggregate { ty: x, .. }, Shape::Aggregate { ty: y, .. }) => same(x, y),
+            (Shape::Opaque(_), Shape::Opaque(_)) => true,
             _ => false,
         })
 }

@@ -926,3 +926,22 @@ pub fn claims_no_difference(v: dizy::diff::Verdict) -> bool {
     use dizy::diff::Verdict::*;
     matches!(v, Equivalent | Unchanged | PartiallyEquivalent)
 }
+
+/// `dizy diff OLD NEW --format json EXTRA`: the exit code and the parsed report (panics when
+/// dizy times out after 300 s or prints no JSON).
+pub fn diff_json(
+    old: &Path,
+    new: &Path,
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dizy"));
+    cmd.arg("diff")
+        .arg(old)
+        .arg(new)
+        .args(["--format", "json"])
+        .args(extra);
+    let out = run_with_timeout(&mut cmd, None, Duration::from_secs(300));
+    assert!(!out.timed_out, "dizy timed out on {}", old.display());
+    let v = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
+    (out.code(), v, out.stderr)
+}

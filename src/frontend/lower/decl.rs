@@ -93,6 +93,9 @@ impl Ctx<'_> {
                 continue;
             };
             if let CType::Func(ft) = ty {
+                if self.map.is_system(d.span.start) {
+                    self.library.insert(name.clone());
+                }
                 self.declare_func(&name, *ft);
                 continue;
             }

@@ -100,6 +100,8 @@ struct Ctx<'a> {
     opaque: HashMap<String, GlobalId>,
     /// Functions defined in headers (see [`Program::in_headers`]).
     in_headers: std::collections::BTreeSet<String>,
+    /// Functions declared in system headers (see [`Program::library`]).
+    library: std::collections::BTreeSet<String>,
     f: Option<FnState>,
     /// The function being lowered while a constant expression inside it is (`f` is `None`
     /// then, so nothing reads a variable's value): `sizeof` may still ask a local's type.
@@ -147,6 +149,7 @@ pub fn lower_unit(
         opaque_undeclared,
         opaque: HashMap::new(),
         in_headers: Default::default(),
+        library: Default::default(),
         f: None,
         suspended: None,
     };
@@ -220,6 +223,7 @@ pub fn lower_unit(
         strings: cx.strings,
         externs,
         notes: cx.notes,
+        library: cx.library,
         undeclared_calls: cx.undeclared_calls,
         fingerprints: Default::default(),
         rejected_refs: Default::default(),

@@ -153,6 +153,11 @@ pub(super) fn harness(
                 buffers.push((i, b.len(), t.pointee().is_some_and(CType::is_pointer)));
             }
             Input::SameAs(j) => args.push(format!("(void *)dizy_b{j}")),
+            // The interpreter's run never accessed it: any valid address serves.
+            Input::Opaque => {
+                s.push_str(&format!("    static long double dizy_o{i}[64];\n"));
+                args.push(format!("(void *)dizy_o{i}"));
+            }
             Input::Aggregate(b) => {
                 let CType::Struct(id) = t else {
                     return Err(format!("parameter `{name}` is not a struct"));
@@ -282,6 +287,67 @@ pub(super) fn harness(
     }
     s.push_str("    return fclose(dizy_out) != 0;\n}\n");
     Ok(s)
+}
+
+/// A second translation unit that defines the functions the file does not define as the
+/// witness states them (each returns one value, whatever its arguments, and writes no memory);
+/// `None` when the runs called none. Written without prototypes (`long f() { … }`): the harness
+/// links them by name, and a callee's ignored arguments cannot clash with its declaration.
+pub(super) fn stubs(v: &Version, w: &Witness) -> Result<Option<String>, String> {
+    if w.externals.is_empty() {
+        return Ok(None);
+    }
+    if w.externals.len() != w.external_args.len() {
+        return Err("the witness does not give the undefined functions' results as values".into());
+    }
+    let mut s = String::from(
+        "/* dizy: what the functions the file does not define return in the witness */
+         static double dizy_f64(unsigned long long b) { union { unsigned long long u; double d; } x; x.u = b; return x.d; }
+         static float dizy_f32(unsigned int b) { union { unsigned int u; float f; } x; x.u = b; return x.f; }
+",
+    );
+    for (k, ((name, text), input)) in w.externals.iter().zip(&w.external_args).enumerate() {
+        let ret = crate::witness::return_type(&v.prog.program, name);
+        let cannot = || format!("`{name}` returns {text}, which the harness cannot define");
+        match (input, &ret) {
+            (_, CType::Void) => s.push_str(&format!("void {name}() {{}}\n")),
+            (Input::Null, t) if t.is_pointer() => {
+                s.push_str(&format!("void *{name}() {{ return 0; }}\n"))
+            }
+            (Input::Buffer(b), t) if t.is_pointer() => s.push_str(&format!(
+                "static unsigned char dizy_e{k}[{}] = \"{}\";\nvoid *{name}() {{ return dizy_e{k}; }}\n",
+                b.len().max(1),
+                octal_bytes(b)
+            )),
+            (Input::Scalar(lit), t) => {
+                let val = input_value(lit, t).map_err(|_| cannot())?;
+                let (Some(ty), Some(e)) = (c_type(t), c_value(&val, t)) else {
+                    return Err(cannot());
+                };
+                s.push_str(&format!("{ty} {name}() {{ return {e}; }}\n"));
+            }
+            _ => return Err(cannot()),
+        }
+    }
+    // The harness names a pointer by the buffers it made; one into a stub's object it could
+    // not name as the interpreter does.
+    for b in [&w.old, &w.new] {
+        let texts = std::iter::once(&b.ret)
+            .chain(b.globals.iter().map(|g| &g.1))
+            .chain(b.memory.iter().map(|m| &m.1));
+        for t in texts {
+            if let Some((n, _)) = w
+                .externals
+                .iter()
+                .find(|(n, _)| t.contains(&format!("{n}()")))
+            {
+                return Err(format!(
+                    "a result points into the object `{n}` returned, which the harness cannot name"
+                ));
+            }
+        }
+    }
+    Ok(Some(s))
 }
 
 /// Bytes as the body of a C string literal, every byte an octal escape (three digits, so no

@@ -34,9 +34,9 @@ use crate::gcl::GclProgram;
 use crate::interp::{self, Target, Value};
 use crate::ir::{CType, VarKind};
 use crate::resources::ChildLimits;
-use harness::harness;
 #[cfg(test)]
 use harness::{c_value, input_value};
+use harness::{harness, stubs};
 
 /// Sanitizers the harness is built with; float-to-int overflow is undefined in C and in the
 /// interpreter, so it is checked too.
@@ -130,7 +130,11 @@ pub fn validate(
         );
         // A version claimed to access memory it may not is built with AddressSanitizer too.
         let asan = claimed.undefined.is_some();
-        let exe = match compile(&dir.0, tag, &src, &names, fe, asan) {
+        let stub = match stubs(v, w) {
+            Ok(s) => s,
+            Err(e) => return Native::NotApplicable(e),
+        };
+        let exe = match compile(&dir.0, tag, (&src, stub.as_deref()), &names, fe, asan) {
             Ok(p) => p,
             Err(Built::Failed(e)) => return Native::NotApplicable(format!("{tag} version: {e}")),
             Err(Built::Limit(limits, hit)) => {
@@ -319,7 +323,7 @@ const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 fn compile(
     dir: &Path,
     tag: &str,
-    src: &str,
+    (src, stubs): (&str, Option<&str>),
     file_names: &[String],
     fe: &frontend::Options,
     asan: bool,
@@ -351,7 +355,14 @@ fn compile(
     cmd.args(file_names)
         .env("SOURCE_DATE_EPOCH", frontend::SOURCE_DATE_EPOCH);
     // The C library's mathematics, which the interpreter also runs (`interp::libm`).
-    cmd.arg("-o").arg(&exe).arg(&c).arg("-lm");
+    cmd.arg("-o").arg(&exe).arg(&c);
+    if let Some(text) = stubs {
+        let p = dir.join(format!("{tag}_stubs.c"));
+        std::fs::write(&p, text)
+            .map_err(|e| Built::Failed(format!("cannot write the stubs: {e}")))?;
+        cmd.arg(p);
+    }
+    cmd.arg("-lm");
     let out = run_with_timeout(&mut cmd, None, COMPILE_TIMEOUT);
     if out.status.is_some_and(|s| s.success()) {
         return Ok(exe);

@@ -69,6 +69,9 @@ pub(super) struct Enc<'ctx, 'a> {
     pub(super) under: Vec<Bool<'ctx>>,
     /// Initial values of the product's parameters.
     pub(super) params: Vec<BV<'ctx>>,
+    /// The one result of each environment function called so far (see `interp::World`: one
+    /// value per function, in both versions), with its declared return type.
+    pub(super) externals: Vec<(String, BV<'ctx>, CType)>,
 }
 
 impl<'ctx, 'a> Enc<'ctx, 'a> {
@@ -83,6 +86,7 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
             facts: vec![],
             under: vec![],
             params: vec![],
+            externals: vec![],
         };
         // Globals compared as equal inputs share one unknown when their value is not known.
         let mut shared: Vec<(VarId, BV<'ctx>)> = vec![];
@@ -253,7 +257,28 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
                     ("__builtin_expect", Some(Some(x)), _) => Some(x.clone()),
                     _ => None,
                 };
-                let sgn = args.first().is_some_and(|a| signed(&a.ty));
+                let mut sgn = args.first().is_some_and(|a| signed(&a.ty));
+                // A function of the environment: its one result, and no memory written.
+                let prog = &self.c.program.program;
+                if !name.is_empty() && crate::interp::is_environment(prog, name) {
+                    let ret = prog
+                        .externs
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or(CType::INT, |(_, ft)| ft.ret.clone());
+                    if let (Some(Place::Var(_)), true) = (dest, is_int(&ret)) {
+                        sgn = signed(&ret);
+                        if let Some(v) = self.external(name, &ret) {
+                            if let Some(Place::Var(v2)) = dest {
+                                self.assign_var(*v2, Some(v), sgn);
+                            }
+                            return;
+                        }
+                    }
+                    if ret == CType::Void || dest.is_none() {
+                        return;
+                    }
+                }
                 if !PURE_FUNCTIONS.contains(&name) {
                     self.forget(side);
                 }
@@ -262,6 +287,17 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
                 }
             }
         }
+    }
+
+    /// The result of environment function `name` (returning `ret`, an integer or pointer).
+    fn external(&mut self, name: &str, ret: &CType) -> Option<BV<'ctx>> {
+        if let Some((_, b, _)) = self.externals.iter().find(|(n, _, _)| n == name) {
+            return Some(b.clone());
+        }
+        let b = BV::new_const(self.ctx, format!("ext!{name}"), width(ret)?);
+        self.externals
+            .push((name.to_string(), b.clone(), ret.clone()));
+        Some(b)
     }
 
     /// Follow one edge, assuming its guard outcome.

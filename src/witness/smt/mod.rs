@@ -22,6 +22,7 @@ use z3::ast::{Ast, Bool, BV};
 use z3::{Context, Model, Params, SatResult, Solver};
 
 use crate::correlate::{Correlated, DiffPoint};
+use crate::interp::{ExtResult, Value, World};
 use crate::ir::CType;
 use crate::witness::dfa::Edge;
 
@@ -197,6 +198,23 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         true
     }
 
+    /// What the environment functions return in model `m` (a non-null pointer: to 64 zero
+    /// bytes, all a path that knows no memory can ask of it).
+    fn world(&self, m: &Model<'ctx>) -> World {
+        let mut w = World::default();
+        for (name, b, ret) in &self.enc.externals {
+            let Some(v) = numeral(m, b, signed(ret)) else {
+                continue;
+            };
+            let r = match ret {
+                CType::Ptr(_) if v != 0 => ExtResult::Buffer(vec![0; 64]),
+                _ => ExtResult::Scalar(Value::Int(v)),
+            };
+            w.results.insert(name.clone(), r);
+        }
+        w
+    }
+
     /// Solve `WP(f, path) ∧ inputs equal` (without a diff point: the path condition alone) and
     /// offer up to `max_models` models, as values of the old function's parameters in order, to
     /// `accept`; gives the first thing `accept` returns.
@@ -205,7 +223,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         path: &[Edge],
         deadline: Instant,
         max_models: usize,
-        mut accept: impl FnMut(&[i128]) -> Option<T>,
+        mut accept: impl FnMut(&[i128], &World) -> Option<T>,
     ) -> Option<T> {
         if !self.load(path, deadline) {
             return None;
@@ -217,7 +235,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         &mut self,
         deadline: Instant,
         max_models: usize,
-        accept: &mut impl FnMut(&[i128]) -> Option<T>,
+        accept: &mut impl FnMut(&[i128], &World) -> Option<T>,
     ) -> Option<T> {
         let ctx = self.ctx;
         // The failure condition and the models blocked so far.
@@ -271,7 +289,8 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                     }
                 })
                 .collect();
-            if let Some(t) = accept(&vals) {
+            let world = self.world(&m);
+            if let Some(t) = accept(&vals, &world) {
                 return Some(t);
             }
             // Block this model (integer inputs only) before asking for another.
@@ -350,7 +369,7 @@ mod tests {
             assert!(path.len() > 600, "{} edges", path.len());
             let ctx = Context::new(&Config::new());
             let mut ps = PathSolver::new(&ctx, &p.c, None, 1).expect("solver");
-            let model = |v: &[i128]| Some(v.to_vec());
+            let model = |v: &[i128], _: &crate::interp::World| Some(v.to_vec());
             assert_eq!(ps.solve(&path, Instant::now(), 1, model), None);
             assert!(ps.stack.len() < path.len(), "loaded past the deadline");
             // Given time, the same path loads whole (reusing the prefix) and has a model.

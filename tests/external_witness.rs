@@ -1,0 +1,135 @@
+//! Witnesses through functions the file does not define: the search chooses what such a
+//! function returns (one value per function, whatever its arguments, in both versions), the
+//! witness lists it, and the native harness links stubs returning exactly that.
+//!
+//! Oracle: `cc` running the original files against those stubs (`--validate native`), so a
+//! witness counts only where the compiled code differs too. The negative cases check that a
+//! library function — declared in a system header, or a standard name called without its
+//! header — is never given an arbitrary result: `exit` returning, or `isatty` returning −1,
+//! would show differences no real run has.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+
+fn pair(old: &str, new: &str) -> (tempdir::Dir, PathBuf, PathBuf) {
+    let d = tempdir::Dir::new();
+    let (o, n) = (d.0.join("old.c"), d.0.join("new.c"));
+    std::fs::write(&o, old).unwrap();
+    std::fs::write(&n, new).unwrap();
+    (d, o, n)
+}
+
+mod tempdir {
+    /// A directory removed when dropped.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Dir {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let p = std::env::temp_dir().join(format!(
+                "dizy-ext-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// The one function of `dizy diff OLD NEW --format json EXTRA`.
+fn function(old: &Path, new: &Path, extra: &[&str]) -> Json {
+    let (_, v, _) = common::diff_json(old, new, extra);
+    let fs = v["functions"].as_array().expect("functions");
+    assert_eq!(fs.len(), 1, "{v:#}");
+    fs[0].clone()
+}
+
+/// A handle of a struct the file does not define, passed to a function it does not define:
+/// the witness gives a valid pointer the code never dereferences and has `item_len` return a
+/// length between the two bounds; the compiled code, linked with a stub returning it, agrees.
+#[test]
+fn a_result_of_an_undefined_function_makes_the_witness() {
+    let src = |bound: u32| {
+        format!(
+            "struct item;\nunsigned long item_len(const struct item *it);\n\
+             int check(const struct item *it, int max)\n{{\n    unsigned long n = item_len(it);\n\
+             \x20   if (n > {bound})\n        return -1;\n    return (int)n + max;\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(100), &src(64));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    let len: i64 = w["externals"]["item_len"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("item_len's result stated: {w:#}"));
+    assert!((65..=100).contains(&len), "{w:#}");
+    assert_eq!(w["memory_inputs"]["it"]["kind"], "opaque", "{w:#}");
+    assert!(
+        w["validated_by"]
+            .as_str()
+            .is_some_and(|v| v.contains("native")),
+        "{f:#}"
+    );
+}
+
+/// A result only a solver finds (`3 * n == 370371`): the symbolic strategy's model gives the
+/// function's result as well as the inputs.
+#[test]
+fn the_solver_chooses_the_result_of_an_undefined_function() {
+    let src = |k: u32| {
+        format!(
+            "int next_token(void);\nint f(int x)\n{{\n    int t = next_token();\n\
+             \x20   if (3 * t == 370371)\n        return x + {k};\n    return x;\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(0), &src(1));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    assert_eq!(f["witness"]["externals"]["next_token"], "123457", "{f:#}");
+    assert!(
+        f["witness"]["validated_by"]
+            .as_str()
+            .is_some_and(|v| v.contains("native")),
+        "{f:#}"
+    );
+}
+
+/// `exit` called without `<stdlib.h>` is still `exit`: no witness may have it return.
+#[test]
+fn a_standard_function_without_its_header_is_never_chosen() {
+    let src = |r: u32| {
+        format!(
+            "int f(int x)\n{{\n    if (x == 7) {{\n        exit(1);\n        return {r};\n    }}\n    return 0;\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(1), &src(2));
+    let f = function(&o, &n, &[]);
+    assert_ne!(f["verdict"], "different", "{f:#}");
+    assert!(f["witness"].is_null(), "{f:#}");
+}
+
+/// `isatty` is declared by `<unistd.h>`: it never returns −1, so the versions cannot differ,
+/// and no witness may claim they do.
+#[test]
+fn a_function_of_a_system_header_is_never_chosen() {
+    let src = |test: &str| {
+        format!(
+            "#include <unistd.h>\nint f(int fd)\n{{\n    if ({test})\n        return 1;\n    return 0;\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src("isatty(fd) > 0"), &src("isatty(fd) != 0"));
+    let f = function(&o, &n, &[]);
+    assert_ne!(f["verdict"], "different", "{f:#}");
+    assert!(f["witness"].is_null(), "{f:#}");
+}
