@@ -105,6 +105,9 @@ fn behaviour_json(b: &Behaviour) -> Json {
     for (n, v) in &b.globals {
         o.insert(n.clone(), Json::String(v.clone()));
     }
+    if !b.calls.is_empty() {
+        o.insert("calls".into(), json!(b.calls));
+    }
     if !b.memory.is_empty() {
         o.insert(
             "memory".into(),
@@ -298,6 +301,17 @@ pub(crate) fn behaviour_against(b: &Behaviour, other: Option<&Behaviour>) -> Str
     }
     if !b.output.is_empty() {
         parts.push(format!("prints {:?}", String::from_utf8_lossy(&b.output)));
+    }
+    // Calls are shown where they tell the versions apart.
+    let shown = match other {
+        Some(o) => o.calls != b.calls,
+        None => !b.calls.is_empty(),
+    };
+    if shown {
+        parts.push(match b.calls.is_empty() {
+            true => "calls no function the file does not define".into(),
+            false => format!("calls {}", b.calls.join("; ")),
+        });
     }
     parts.join(", ")
 }

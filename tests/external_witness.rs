@@ -133,3 +133,44 @@ fn a_function_of_a_system_header_is_never_chosen() {
     assert_ne!(f["verdict"], "different", "{f:#}");
     assert!(f["witness"].is_null(), "{f:#}");
 }
+
+/// A patch that changes only what is reported to a function outside the file: the calls, with
+/// their arguments (a string by its text), are behaviour, so the witness shows them; the native
+/// harness does not record calls and says so instead of refuting it.
+#[test]
+fn differing_calls_of_an_undefined_function_make_the_witness() {
+    let src = |code: u32, msg: &str| {
+        format!(
+            "struct archive;\nvoid archive_set_error(struct archive *a, int code, const char *msg);\n\
+             int read_header(struct archive *a, int len)\n{{\n    if (len < 0) {{\n\
+             \x20       archive_set_error(a, {code}, \"{msg}\");\n        return -30;\n    }}\n    return 0;\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(84, "bad length"), &src(84, "negative length"));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    assert_eq!(
+        w["old"]["calls"],
+        serde_json::json!(["archive_set_error(a, 84, \"bad length\")"]),
+        "{w:#}"
+    );
+    assert_eq!(
+        w["new"]["calls"],
+        serde_json::json!(["archive_set_error(a, 84, \"negative length\")"]),
+        "{w:#}"
+    );
+    assert!(
+        f["notes"].as_array().is_some_and(|ns| ns
+            .iter()
+            .any(|n| n.as_str().is_some_and(|t| t.contains("does not record")))),
+        "{f:#}"
+    );
+    // The same calls in both versions are no difference.
+    let (_d2, o2, n2) = pair(
+        &src(84, "bad length"),
+        &src(84, "bad length").replace("len < 0", "0 > len"),
+    );
+    let f2 = function(&o2, &n2, &[]);
+    assert_eq!(f2["verdict"], "equivalent", "{f2:#}");
+}

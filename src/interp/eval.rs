@@ -186,6 +186,7 @@ impl<'a> Interp<'a> {
                     .map_or_else(|| format!("parameter {k}"), |v| format!("`{}`", v.name));
                 format!("the buffer {name} points to")
             }
+            Desc::Heap(k) => format!("heap allocation {}", k + 1),
             Desc::External(k) => self.world_objs.get(k as usize).map_or_else(
                 || "an object an external function returned".into(),
                 |(n, _)| format!("the object `{n}` returned"),
@@ -207,7 +208,10 @@ impl<'a> Interp<'a> {
         };
         let name = |d| {
             let n = self.desc_name(d);
-            if matches!(d, Desc::Str(_) | Desc::Input(_) | Desc::External(_)) {
+            if matches!(
+                d,
+                Desc::Str(_) | Desc::Input(_) | Desc::External(_) | Desc::Heap(_)
+            ) {
                 n
             } else {
                 format!("`{n}`")

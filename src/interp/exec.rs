@@ -15,7 +15,10 @@ use crate::ir::{CType, Callee, Expr, Place, VarKind};
 
 /// Whether the interpreter executes library function `name` itself.
 pub(super) fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name) || super::ctype::knows(name) || super::libm::call(name, &[]).is_some()
+    BUILTINS.contains(&name)
+        || super::heap::HEAP_FUNCTIONS.contains(&name)
+        || super::ctype::knows(name)
+        || super::libm::call(name, &[]).is_some()
 }
 
 /// The library functions [`Interp::known_builtin`] executes besides the mathematics and
@@ -332,12 +335,50 @@ impl<'a> Interp<'a> {
         }
         let r = match self.builtin(&name, &argv)? {
             Some((v, _)) => Data::Scalar(v),
-            None => self.environment(&name)?,
+            None => {
+                let r = self.environment(&name)?;
+                self.trace_env_call(&name, args, &argv);
+                r
+            }
         };
         if let Some(d) = dest {
             self.store_data(d, r)?;
         }
         Ok(())
+    }
+
+    /// Record a call of environment function `name` with arguments `args` (values `argv`).
+    fn trace_env_call(&mut self, name: &str, args: &[Expr], argv: &[Data]) {
+        self.env_count += 1;
+        if self.env_trace.len() >= super::MAX_ENV_TRACE {
+            return;
+        }
+        let args = args
+            .iter()
+            .zip(argv)
+            .map(|(e, d)| match d {
+                Data::Scalar(v) if e.ty.is_pointer() => {
+                    let t = self.target(as_addr(*v));
+                    // A string the caller made (a literal, a local buffer): its text.
+                    let chars =
+                        e.ty.pointee()
+                            .is_some_and(|p| matches!(p, CType::Int { bits: 8, .. }));
+                    match (&t, chars) {
+                        (super::Target::Other, true) => match self.c_string(*v, Some(256)) {
+                            Ok(text) => super::CallArg::String(text),
+                            Err(_) => super::CallArg::Pointer(t),
+                        },
+                        _ => super::CallArg::Pointer(t),
+                    }
+                }
+                Data::Scalar(v) => super::CallArg::Value(*v, e.ty.clone()),
+                Data::Agg(..) => super::CallArg::Aggregate,
+            })
+            .collect();
+        self.env_trace.push(super::EnvCall {
+            name: name.to_string(),
+            args,
+        });
     }
 
     /// A call of function `name`, which the program does not define and the interpreter does
@@ -407,7 +448,7 @@ impl<'a> Interp<'a> {
 
     /// The bytes of the NUL-terminated string at `v` (without the NUL), at most `limit`:
     /// reading past its object or an uninitialized byte is the error a read would be.
-    fn c_string(&self, v: Value, limit: Option<usize>) -> Result<Vec<u8>, RunError> {
+    pub(super) fn c_string(&self, v: Value, limit: Option<usize>) -> Result<Vec<u8>, RunError> {
         let s = as_addr(v);
         let mut out = vec![];
         while limit.is_none_or(|l| out.len() < l) {
@@ -422,6 +463,32 @@ impl<'a> Interp<'a> {
             out.push(b);
         }
         Ok(out)
+    }
+
+    /// Copy `n` bytes from `s` to `d` with their initialization (as `memmove` does).
+    pub(super) fn copy_bytes(&mut self, d: u64, s: u64, n: u64) -> Result<(), RunError> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (b, i) = self
+            .mem
+            .read(s, n)
+            .map(|(b, i)| (b.to_vec(), i.to_vec()))
+            .map_err(|e| self.mem_err(e))?;
+        self.mem.write(d, &b, &i).map_err(|e| self.mem_err(e))
+    }
+
+    /// `Ok` when library function `name` got `n` arguments (`vals`); a call with others cannot
+    /// be executed.
+    pub(super) fn arity(&self, name: &str, vals: &[Value], n: usize) -> Result<(), RunError> {
+        if vals.len() == n {
+            Ok(())
+        } else {
+            self.unsupported(format!(
+                "`{name}` called with {} arguments, expected {n}",
+                vals.len()
+            ))
+        }
     }
 
     /// Library functions executed natively when the program does not define them; `None` for
@@ -447,16 +514,7 @@ impl<'a> Interp<'a> {
             Some(Value::Double(x)) => *x as i128,
             None => 0,
         };
-        let want = |n: usize| -> Result<(), RunError> {
-            if vals.len() == n {
-                Ok(())
-            } else {
-                self.unsupported(format!(
-                    "`{name}` called with {} arguments, expected {n}",
-                    vals.len()
-                ))
-            }
-        };
+        let want = |n: usize| self.arity(name, &vals, n);
         if let Some(r) = super::libm::call(name, &vals) {
             return r.or_else(|msg| self.unsupported(msg));
         }
@@ -536,16 +594,10 @@ impl<'a> Interp<'a> {
                     as_addr(vals[1]),
                     norm(int(2), 64, false) as u64,
                 );
-                if n > 0 {
-                    let (b, i) = self
-                        .mem
-                        .read(s, n)
-                        .map(|(b, i)| (b.to_vec(), i.to_vec()))
-                        .map_err(|e| self.mem_err(e))?;
-                    self.mem.write(d, &b, &i).map_err(|e| self.mem_err(e))?;
-                }
+                self.copy_bytes(d, s, n)?;
                 Ok((vals[0], void_ptr))
             }
+            n if super::heap::HEAP_FUNCTIONS.contains(&n) => self.heap_call(n, &vals),
             "strlen" => {
                 want(1)?;
                 let s = as_addr(vals[0]);

@@ -41,6 +41,8 @@ pub(super) enum Desc {
     /// The object an environment function returned a pointer to (index into the run's
     /// returned objects).
     External(u32),
+    /// The `k`-th allocation of the run (`malloc` and friends).
+    Heap(u32),
 }
 
 pub(super) struct Obj {

@@ -17,6 +17,7 @@ mod ctype;
 mod eval;
 mod exec;
 mod format;
+mod heap;
 mod libm;
 mod literal;
 mod memory;
@@ -97,6 +98,31 @@ pub enum Target {
     /// Anywhere else (a global, a string literal, a dead local, an invalid address): not
     /// nameable across two versions.
     Other,
+}
+
+/// Calls of environment functions a run records with their arguments ([`Interp::env_trace`]);
+/// later ones are only counted.
+pub const MAX_ENV_TRACE: usize = 64;
+
+/// A call of an environment function ([`World`]): what the caller passed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvCall {
+    pub name: String,
+    pub args: Vec<CallArg>,
+}
+
+/// One argument of an [`EnvCall`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    /// An arithmetic value of that type.
+    Value(Value, CType),
+    /// A pointer, by what it pointed into when the call was made.
+    Pointer(Target),
+    /// A `char` pointer to a string of the caller's (not an input): its bytes up to the NUL
+    /// (at most 256).
+    String(Vec<u8>),
+    /// A struct or union by value (not recorded).
+    Aggregate,
 }
 
 /// The result of a successful call.
@@ -230,6 +256,11 @@ pub struct Interp<'a> {
     world_objs: Vec<(String, u32)>,
     /// Environment functions the last top-level call called, in order of first call.
     env_called: Vec<String>,
+    /// The objects `malloc` and friends made in the last top-level call, in order.
+    heap: Vec<u32>,
+    /// Its first [`MAX_ENV_TRACE`] calls of environment functions, and how many it made.
+    env_trace: Vec<EnvCall>,
+    env_count: u64,
 }
 
 impl<'a> Interp<'a> {
@@ -260,6 +291,9 @@ impl<'a> Interp<'a> {
             world: None,
             world_objs: Vec::new(),
             env_called: Vec::new(),
+            env_trace: Vec::new(),
+            env_count: 0,
+            heap: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -292,6 +326,12 @@ impl<'a> Interp<'a> {
     /// The environment functions the last call called, in order of their first call.
     pub fn env_called(&self) -> &[String] {
         &self.env_called
+    }
+
+    /// The calls of environment functions the last call made (the first [`MAX_ENV_TRACE`]),
+    /// and how many it made in all.
+    pub fn env_trace(&self) -> (&[EnvCall], u64) {
+        (&self.env_trace, self.env_count)
     }
 
     /// Instructions executed in the last call, also when it stopped early.
@@ -608,6 +648,11 @@ impl<'a> Interp<'a> {
         self.output.clear();
         self.arith_ub.replace(None);
         self.env_called.clear();
+        self.env_trace.clear();
+        self.env_count = 0;
+        for id in std::mem::take(&mut self.heap) {
+            self.mem.free(id);
+        }
         for (_, id) in std::mem::take(&mut self.world_objs) {
             self.mem.free(id);
         }

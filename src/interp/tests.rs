@@ -803,7 +803,7 @@ fn do_while_switch_in_loop_and_return_in_loop() {
 }
 
 /// Load C source through the real frontend (end-to-end: C → IR → GCL).
-fn load_c(src: &str) -> GclProgram {
+pub(super) fn load_c(src: &str) -> GclProgram {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("t.c");
     std::fs::write(&path, src).expect("write");

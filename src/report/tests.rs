@@ -72,6 +72,7 @@ fn behaviour(ret: &str) -> Behaviour {
         output: vec![],
         diverged: None,
         undefined: None,
+        calls: vec![],
     }
 }
 

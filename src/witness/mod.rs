@@ -83,6 +83,11 @@ pub struct Behaviour {
     /// Stopped by an invalid memory access (null, dangling, out of bounds): what and where.
     /// The other fields then say nothing.
     pub undefined: Option<String>,
+    /// Calls of functions the file does not define, in order, with their arguments as C text
+    /// (`set_error(p, 84)`; a pointer by what it points into); observable behaviour as much as
+    /// the return value. At most [`interp::MAX_ENV_TRACE`], then how many there were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
 }
 
 /// How many times the step budget a run that seemed not to return is given again before its
@@ -270,6 +275,7 @@ fn behave_args(
                 output: vec![],
                 diverged: Some(budget),
                 undefined: None,
+                calls: vec![],
             })
         }
         // An invalid memory access is behaviour of its own: the caller sees a crash (or worse),
@@ -287,6 +293,7 @@ fn behave_args(
                 output: vec![],
                 diverged: None,
                 undefined: Some(format!("{msg} at line {line}")),
+                calls: vec![],
             })
         }
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
@@ -334,6 +341,27 @@ fn behave_args(
             _ => None,
         })
         .collect();
+    let (trace, count) = it.env_trace();
+    let mut calls: Vec<String> = trace
+        .iter()
+        .map(|c| {
+            let args: Vec<String> = c
+                .args
+                .iter()
+                .map(|a| match a {
+                    // Floating arguments as numbers: -0.0 is 0.0, every NaN is NaN.
+                    interp::CallArg::Value(v, t) => interp::format_value(&numeric(*v), t),
+                    interp::CallArg::Pointer(t) => memory::pointer_text(&params, inputs, t),
+                    interp::CallArg::String(b) => memory::string_literal(b),
+                    interp::CallArg::Aggregate => "{…}".into(),
+                })
+                .collect();
+            format!("{}({})", c.name, args.join(", "))
+        })
+        .collect();
+    if count > trace.len() as u64 {
+        calls.push(format!("… {count} calls in all"));
+    }
     Some(Behaviour {
         ret,
         globals: shown,
@@ -342,13 +370,25 @@ fn behave_args(
         output: out.output,
         diverged: None,
         undefined: None,
+        calls,
     })
 }
 
+/// `v` with a zero's sign and a NaN's payload dropped (values compared as numbers).
+fn numeric(v: Value) -> Value {
+    match v {
+        Value::Double(x) if x.is_nan() => Value::Double(f64::NAN),
+        Value::Float(x) if x.is_nan() => Value::Float(f32::NAN),
+        Value::Double(x) => Value::Double(if x == 0.0 { 0.0 } else { x }),
+        Value::Float(x) => Value::Float(if x == 0.0 { 0.0 } else { x }),
+        v => v,
+    }
+}
+
 /// Whether two behaviours differ in what the caller can observe: the return value, the output,
-/// and the final value of every global that either call changed (a global neither changed
-/// keeps its initial value, which is the program's, not the function's). Values compare as
-/// [`same_value`] says.
+/// the calls of functions the file does not define, and the final value of every global that
+/// either call changed (a global neither changed keeps its initial value, which is the
+/// program's, not the function's). Values compare as [`same_value`] says.
 pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
     // An invalid access in one version only, the other returning: a difference (the fixed
     // out-of-bounds read of a security patch). Both invalid, or one running on: none shown.
@@ -365,7 +405,7 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
         (Some(_), None) | (None, Some(_)) => return true,
         (None, None) => {}
     }
-    if !same_value(&a.ret, &b.ret) || a.output != b.output {
+    if !same_value(&a.ret, &b.ret) || a.output != b.output || a.calls != b.calls {
         return true;
     }
     if a.memory

@@ -126,6 +126,7 @@ fn plane(axes: &[(&str, &[i64])], outcome: impl Fn(&[i64]) -> Outcome) -> InputP
                 output: vec![],
                 diverged: None,
                 undefined: None,
+                calls: vec![],
             };
             let (old, new) = match o {
                 Outcome::Agree => (Some(b("0")), Some(b("0"))),
