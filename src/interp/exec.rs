@@ -387,24 +387,35 @@ impl<'a> Interp<'a> {
     fn environment(&mut self, name: &str) -> Result<Data, RunError> {
         let prog = &self.prog.program;
         let cannot = || format!("call to external function `{name}` cannot be executed");
-        let Some(world) = &self.world else {
+        if self.world.is_none() {
             return self.unsupported(cannot());
+        }
+        // The checks scan the program's tables: once per function and run.
+        let ret = match self.env_ret.get(name) {
+            Some(t) => t.clone(),
+            None => {
+                if prog.rejected.iter().any(|(n, _)| n == name) {
+                    return self.unsupported(format!(
+                        "{}: the file defines it, but it could not be lowered",
+                        cannot()
+                    ));
+                }
+                if !super::world::is_environment(prog, name) {
+                    return self.unsupported(format!("{}: a library function", cannot()));
+                }
+                let ret = prog
+                    .externs
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(CType::INT, |(_, ft)| ft.ret.clone());
+                self.env_ret.insert(name.to_string(), ret.clone());
+                ret
+            }
         };
-        if prog.rejected.iter().any(|(n, _)| n == name) {
-            return self.unsupported(format!(
-                "{}: the file defines it, but it could not be lowered",
-                cannot()
-            ));
-        }
-        if !super::world::is_environment(prog, name) {
-            return self.unsupported(format!("{}: a library function", cannot()));
-        }
-        let ret = prog
-            .externs
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(CType::INT, |(_, ft)| ft.ret.clone());
-        let result = world.results.get(name).cloned();
+        let result = self
+            .world
+            .as_ref()
+            .and_then(|w| w.results.get(name).cloned());
         if !self.env_called.iter().any(|n| n == name) {
             self.env_called.push(name.to_string());
         }

@@ -256,6 +256,8 @@ pub struct Interp<'a> {
     world_objs: Vec<(String, u32)>,
     /// Environment functions the last top-level call called, in order of first call.
     env_called: Vec<String>,
+    /// The declared return type of each environment function called so far.
+    env_ret: HashMap<String, CType>,
     /// The objects `malloc` and friends made in the last top-level call, in order.
     heap: Vec<u32>,
     /// Its first [`MAX_ENV_TRACE`] calls of environment functions, and how many it made.
@@ -294,6 +296,7 @@ impl<'a> Interp<'a> {
             env_trace: Vec::new(),
             env_count: 0,
             heap: Vec::new(),
+            env_ret: HashMap::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
