@@ -684,6 +684,16 @@ impl Runner<'_> {
         Some(w)
     }
 
+    /// The declared return type of environment function `name` (the old version's
+    /// declaration, else the new one's).
+    fn return_type(&self, name: &str) -> CType {
+        let declared = |p: &Program| p.externs.iter().any(|(n, _)| n == name);
+        match declared(&self.old.program) || !declared(&self.new.program) {
+            true => return_type(&self.old.program, name),
+            false => return_type(&self.new.program, name),
+        }
+    }
+
     /// The environment functions the runs of the current candidate called, with what the
     /// world had them return.
     fn called_externals(&self) -> (Inputs, Vec<Input>) {
@@ -692,7 +702,7 @@ impl Runner<'_> {
             .borrow()
             .iter()
             .map(|n| {
-                let ret = return_type(&self.old.program, n);
+                let ret = self.return_type(n);
                 (
                     (n.clone(), external_text(&self.world, n, &ret)),
                     external_input(&self.world, n, &ret),

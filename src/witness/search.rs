@@ -280,7 +280,7 @@ fn world_seeds(r: &mut Runner, delta: &Delta, alpha: &memory::Alphabet) -> Optio
     starts.dedup();
     starts.truncate(4);
     for name in env {
-        let ret = super::return_type(&r.old.program, &name);
+        let ret = r.return_type(&name);
         for cand in world_candidates(&r.old.program, &ret, alpha) {
             let world = r.world.clone().with(&name, cand);
             let base = std::mem::replace(&mut r.world, world);
