@@ -174,3 +174,16 @@ fn differing_calls_of_an_undefined_function_make_the_witness() {
     let f2 = function(&o2, &n2, &[]);
     assert_eq!(f2["verdict"], "equivalent", "{f2:#}");
 }
+
+/// A version that frees the buffer its caller passed is no invalid access: the real caller may
+/// well have allocated it with `malloc` (the interpreter's own allocations are checked, the
+/// caller's cannot be), so no witness may claim one.
+#[test]
+fn freeing_what_the_caller_gave_is_no_witness() {
+    let (_d, o, n) = pair(
+        "#include <stdlib.h>\nint f(char *p, int n)\n{\n    return n;\n}\n",
+        "#include <stdlib.h>\nint f(char *p, int n)\n{\n    free(p);\n    return n;\n}\n",
+    );
+    let f = function(&o, &n, &[]);
+    assert_ne!(f["verdict"], "different", "{f:#}");
+}

@@ -105,22 +105,28 @@ impl Interp<'_> {
         }
     }
 
-    /// The live heap object `p` is the start of, as `what` (`free`, `realloc`) requires.
+    /// The live heap object `p` is the start of, as `what` (`free`, `realloc`) requires. Memory
+    /// the caller or an undefined function gave (a buffer input, a handle, a returned object)
+    /// may well come from `malloc` in the real program: freeing it cannot be executed, it is
+    /// no invalid access.
     fn heap_object(&self, p: u64, what: &str) -> Result<u32, RunError> {
         let bad = |msg: String| RunError::Ub {
             msg,
             line: self.line,
             kind: UbKind::Memory,
         };
+        let not_ours = || format!("`{what}` of a pointer `malloc` did not return");
         let Ptr::Obj { id, off } = decode(p) else {
-            return Err(bad(format!(
-                "`{what}` of a pointer `malloc` did not return"
-            )));
+            return Err(bad(not_ours()));
         };
-        if !self.heap.contains(&id) {
-            return Err(bad(format!(
-                "`{what}` of a pointer `malloc` did not return"
-            )));
+        match self.mem.desc(id) {
+            Some(Desc::Input(_) | Desc::External(_)) => {
+                return self.unsupported(format!(
+                    "`{what}` of memory the caller or an undefined function gave: where it came from is unknown"
+                ))
+            }
+            Some(Desc::Heap(_)) if self.heap.contains(&id) => {}
+            _ => return Err(bad(not_ours())),
         }
         match self.mem.extent(id) {
             None => Err(bad(format!(
@@ -153,6 +159,7 @@ int past(int k) { int *p = malloc(4 * sizeof(int)); p[k] = 1; free(p); return 0;
 int after(int n) { int *p = calloc(2, sizeof(int)); free(p); return p[0] + n; }
 int twice(int n) { char *p = malloc(8); free(p); free(p); return n; }
 int middle(int n) { char *p = malloc(8); free(p + n); return 0; }
+int mine(char *p) { free(p); return 0; }
 int unset(int n) { int *p = malloc(sizeof(int)); int v = *p + n; free(p); return v; }
 int zeroed(int n) { int *p = calloc(3, sizeof(int)); int v = p[2] + n; free(p); return v; }
 int grow(int n) {
@@ -195,6 +202,10 @@ int grow(int n) {
             })
         ));
         assert_eq!(run("zeroed", "7").unwrap().0, "7");
+        // The caller's buffer may come from malloc: freeing it is no invalid access.
+        let mut it = super::super::Interp::new(&p);
+        let r = it.call_args("mine", &[super::super::Arg::Buffer(vec![1, 2, 3])]);
+        assert!(matches!(r, Err(RunError::Unsupported { .. })), "{r:?}");
         assert_eq!(
             run("grow", "1").unwrap().0,
             format!("{}", b'b' as i32 + 2 + 1)

@@ -224,6 +224,15 @@ impl Memory {
         }
     }
 
+    /// What object `id` is (or was, when its lifetime ended).
+    pub fn desc(&self, id: u32) -> Option<Desc> {
+        match self.slots.get(id as usize) {
+            Some(Slot::Live(o)) => Some(o.desc),
+            Some(Slot::Dead { desc, .. }) => Some(*desc),
+            _ => None,
+        }
+    }
+
     /// Size and start offset of a live object.
     pub fn extent(&self, id: u32) -> Option<(u64, u64)> {
         match self.slots.get(id as usize) {
