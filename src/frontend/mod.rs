@@ -545,7 +545,7 @@ fn annotate(
     let mut other = std::mem::take(&mut prog.notes);
     if !prog.undeclared_calls.is_empty() {
         other.push(file_note(format!(
-            "called without a declaration (unknown functions or function-like macros; results assumed `int`, calls compared as effects): {}",
+            "called without a declaration (unknown functions or function-like macros; results assumed `int`, or `void *` where the code uses them as pointers, calls compared as effects): {}",
             list(prog.undeclared_calls.iter().cloned())
         )));
     }

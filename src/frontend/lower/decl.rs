@@ -247,6 +247,7 @@ impl Ctx<'_> {
             line,
             depth: 0,
             shadow: HashMap::new(),
+            undeclared_results: HashMap::new(),
             enclosing: vec![],
             const_ints: HashMap::new(),
             written: written::written_names(&fd.node.statement.node, &fd.node.statement.span),

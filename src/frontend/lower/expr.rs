@@ -228,6 +228,7 @@ impl Ctx<'_> {
                     return Ok(Val::Void);
                 }
                 let x = self.rvalue(&c.node.expression)?;
+                self.note_pointer_use(&x, &ty);
                 if !ty.is_scalar() {
                     return Err(self.err(off, "cast to a non-scalar type is not supported"));
                 }
@@ -538,8 +539,13 @@ impl Ctx<'_> {
                 let ft = match self.funcs.get(&name) {
                     Some(ft) => ft.clone(),
                     None => {
+                        let ret = if self.assumed_pointer.contains(&name) {
+                            CType::Ptr(Box::new(CType::Void))
+                        } else {
+                            CType::INT
+                        };
                         let ft = FuncType {
-                            ret: CType::INT,
+                            ret,
                             params: vec![],
                             variadic: true,
                         };
@@ -607,6 +613,11 @@ impl Ctx<'_> {
             Callee::Indirect(_) => "call".to_string(),
         };
         let t = self.temp(&hint, ft.ret.clone());
+        if let Callee::Direct(n) = &callee {
+            if self.undeclared_calls.contains(n) && ft.ret == CType::INT {
+                self.fs().undeclared_results.insert(t, n.clone());
+            }
+        }
         self.emit(StmtKind::Call {
             dest: Some(Place::Var(t)),
             callee,

@@ -53,6 +53,8 @@ struct FnState {
     depth: usize,
     /// Names that shadow an outer variable get `#n` suffixes; count per base name.
     shadow: HashMap<String, u32>,
+    /// Temporaries holding the result of a function called without a declaration.
+    undeclared_results: HashMap<VarId, String>,
     /// The statements being lowered sit in these, innermost last: what a `break`, `continue`
     /// or `return` inside a statement expression would leave (see [`Enclosing`]).
     enclosing: Vec<Enclosing>,
@@ -92,6 +94,12 @@ struct Ctx<'a> {
     func_order: Vec<String>,
     notes: Vec<Note>,
     undeclared_calls: Vec<String>,
+    /// Functions called without a declaration whose result is converted to a pointer (passed
+    /// as one, assigned to one, cast to one) somewhere.
+    pointer_results: std::collections::BTreeSet<String>,
+    /// Those a function called without a declaration is assumed to return `void *` for: the
+    /// missing header surely declared them so (an `int` would not hold a pointer on LP64).
+    assumed_pointer: std::collections::BTreeSet<String>,
     /// Whether a name used as a value without a declaration becomes an opaque global
     /// ([`GlobalVar::opaque`]): only when project headers are missing, where it was most
     /// likely declared; otherwise it is an error in the code.
@@ -127,6 +135,41 @@ pub fn lower_unit(
     opaque_undeclared: bool,
     assumed_tags: std::collections::BTreeSet<String>,
 ) -> Res<Program> {
+    let (mut prog, pointers) = lower_pass(
+        unit,
+        map,
+        file,
+        opaque_undeclared,
+        assumed_tags.clone(),
+        Default::default(),
+    )?;
+    // Without the project's headers, a function called undeclared whose result the code uses
+    // as a pointer is lowered again as returning `void *`.
+    if opaque_undeclared && !pointers.is_empty() {
+        let assumed = pointers.clone();
+        (prog, _) = lower_pass(unit, map, file, opaque_undeclared, assumed_tags, assumed)?;
+        prog.notes.push(Note::in_file(
+            NoteKind::Assumption,
+            file,
+            format!(
+                "called without a declaration, their results used as pointers: assumed to return `void *`: {}",
+                pointers.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    Ok(prog)
+}
+
+/// One lowering of the unit; also gives the functions called without a declaration whose
+/// results are used as pointers (`assumed_pointer`: those assumed to return `void *`).
+fn lower_pass(
+    unit: &TranslationUnit,
+    map: &LineMap,
+    file: &str,
+    opaque_undeclared: bool,
+    assumed_tags: std::collections::BTreeSet<String>,
+    assumed_pointer: std::collections::BTreeSet<String>,
+) -> Res<(Program, std::collections::BTreeSet<String>)> {
     let mut cx = Ctx {
         map,
         file,
@@ -146,6 +189,8 @@ pub fn lower_unit(
         func_order: vec![],
         notes: vec![],
         undeclared_calls: vec![],
+        pointer_results: Default::default(),
+        assumed_pointer,
         opaque_undeclared,
         opaque: HashMap::new(),
         in_headers: Default::default(),
@@ -215,7 +260,8 @@ pub fn lower_unit(
         .filter(|n| !defined.contains(n))
         .map(|n| (n.clone(), cx.funcs[n].clone()))
         .collect();
-    Ok(Program {
+    let pointers = std::mem::take(&mut cx.pointer_results);
+    let prog = Program {
         file: file.to_string(),
         structs: cx.tables.structs,
         globals: cx.globals,
@@ -231,7 +277,8 @@ pub fn lower_unit(
         rejected_lines,
         in_headers: cx.in_headers,
         long_double_lines: cx.tables.long_double_lines,
-    })
+    };
+    Ok((prog, pointers))
 }
 
 impl Ctx<'_> {

@@ -348,7 +348,18 @@ impl Ctx<'_> {
         )))
     }
 
+    /// Records the function called without a declaration whose result `x` is, when it is
+    /// converted to the pointer type `to` (see [`Ctx::pointer_results`]).
+    pub(super) fn note_pointer_use(&mut self, x: &Expr, to: &CType) {
+        if let (ExprKind::Var(v), true) = (&x.kind, to.is_pointer()) {
+            if let Some(n) = self.f.as_ref().and_then(|f| f.undeclared_results.get(v)) {
+                self.pointer_results.insert(n.clone());
+            }
+        }
+    }
+
     pub(super) fn convert_checked(&mut self, x: Expr, to: &CType, off: usize) -> Res<Expr> {
+        self.note_pointer_use(&x, to);
         let ok = match (to, &x.ty) {
             (t, f) if t == f => true,
             (t, f) if t.is_arith() && f.is_arith() => true,
