@@ -164,31 +164,47 @@ fn inputs_text(inputs: &crate::witness::Inputs) -> String {
 /// The inputs that are memory (buffers, aggregates, aliases, null pointers) as values: kind,
 /// exact bytes, and which parameter an alias shares its buffer with.
 fn memory_inputs_json(w: &Witness) -> Json {
-    use crate::witness::memory::Input;
     let mut o = serde_json::Map::new();
     for ((name, text), input) in w.inputs.iter().zip(&w.args) {
-        let v = match input {
-            Input::Scalar(_) => continue,
-            Input::Null => json!({ "kind": "null" }),
-            Input::Opaque => json!({ "kind": "opaque", "text": text }),
-            Input::Buffer(b) => {
-                json!({ "kind": "buffer", "size": b.len(), "bytes": b, "text": text })
-            }
-            Input::Misaligned(b, o) => json!({
-                "kind": "buffer", "size": b.len(), "bytes": b, "text": text,
-                "misalignment": o,
-            }),
-            Input::Aggregate(b) => {
-                json!({ "kind": "aggregate", "size": b.len(), "bytes": b, "text": text })
-            }
-            Input::SameAs(k) => json!({
-                "kind": "alias",
-                "of": w.inputs.get(*k).map(|(n, _)| n.clone()),
-            }),
+        let Some(v) = input_json(w, input, text) else {
+            continue;
         };
         o.insert(name.clone(), v);
     }
     Json::Object(o)
+}
+
+/// One memory input as JSON (`None` for a scalar); `text` is its C text in the report.
+fn input_json(w: &Witness, input: &crate::witness::memory::Input, text: &str) -> Option<Json> {
+    use crate::witness::memory::Input;
+    Some(match input {
+        Input::Scalar(_) => return None,
+        Input::Null => json!({ "kind": "null" }),
+        Input::Opaque => json!({ "kind": "opaque", "text": text }),
+        Input::Buffer(b) => {
+            json!({ "kind": "buffer", "size": b.len(), "bytes": b, "text": text })
+        }
+        Input::Misaligned(b, o) => json!({
+            "kind": "buffer", "size": b.len(), "bytes": b, "text": text,
+            "misalignment": o,
+        }),
+        Input::Aggregate(b) => {
+            json!({ "kind": "aggregate", "size": b.len(), "bytes": b, "text": text })
+        }
+        Input::SameAs(k) => json!({
+            "kind": "alias",
+            "of": w.inputs.get(*k).map(|(n, _)| n.clone()),
+        }),
+        // The base with the buffers its pointer members point to, by byte offset.
+        Input::Linked(base, links) => {
+            let mut v = input_json(w, base, text)?;
+            v["pointees"] = links
+                .iter()
+                .map(|(off, b)| json!({ "offset": off, "size": b.len(), "bytes": b }))
+                .collect();
+            v
+        }
+    })
 }
 
 fn witness_json(w: &Witness) -> Json {

@@ -187,3 +187,43 @@ fn freeing_what_the_caller_gave_is_no_witness() {
     let f = function(&o, &n, &[]);
     assert_ne!(f["verdict"], "different", "{f:#}");
 }
+
+/// The shape of libssh's CVE-2025-5318 (`sftp_handle`), unconfigured: the session type and
+/// the string functions come from a header that is missing. The witness needs all three
+/// things a real message gives: the session's `handles` member pointing at an array, one
+/// string function returning the length 4 (chosen first: with it the code goes on to call the
+/// other), and the other returning data whose word is the bound; then the old version reads
+/// past the array. `ssh_string_data` is called undeclared and its result used as a pointer, so
+/// it is assumed to return `void *` (an `int` would not hold a pointer), and the report says so.
+#[test]
+fn results_of_two_undefined_functions_and_a_member_array_make_the_witness() {
+    let src = |cmp: &str| {
+        format!(
+            "#include <string.h>\n#include <stdint.h>\n#include \"session.h\"\n#define HANDLES 256\n\
+             void *get_handle(session_t s, string_t h)\n{{\n    uint32_t v;\n\
+             \x20   if (s->handles == NULL)\n        return NULL;\n\
+             \x20   if (ssh_string_len(h) != sizeof(uint32_t))\n        return NULL;\n\
+             \x20   memcpy(&v, ssh_string_data(h), sizeof(uint32_t));\n\
+             \x20   if (v {cmp} HANDLES)\n        return NULL;\n    return s->handles[v];\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(">"), &src(">="));
+    let (_, report, _) = common::diff_json(&o, &n, &[]);
+    let f = &report["functions"][0];
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    assert_eq!(w["externals"]["ssh_string_len"], "4", "{w:#}");
+    assert!(w["old"]["undefined_behaviour"].is_string(), "{w:#}");
+    assert!(w["new"]["undefined_behaviour"].is_null(), "{w:#}");
+    assert_eq!(w["new"]["return"], "0", "{w:#}");
+    let s = &w["memory_inputs"]["s"];
+    assert!(
+        !s["pointees"].as_array().is_some_and(Vec::is_empty),
+        "{w:#}"
+    );
+    let assumed = report["assumptions"].to_string();
+    assert!(
+        assumed.contains("assumed to return `void *`: ssh_string_data"),
+        "{assumed}"
+    );
+}

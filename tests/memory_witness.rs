@@ -137,6 +137,31 @@ const DIFFERENT: &[Case] = &[
         params: &["const char *", "const char *"],
         ret: "int",
     },
+    Case {
+        // The bound is checked against a count in the struct, the elements are behind a member.
+        name: "member_buffer_bound",
+        prelude: "struct S { int n; int *vals; };",
+        old: "int f(struct S *s, int i) { if (!s->vals) return -1; if (i < 0 || i > s->n) return -2; return s->vals[i]; }",
+        new: "int f(struct S *s, int i) { if (!s->vals) return -1; if (i < 0 || i >= s->n) return -2; return s->vals[i]; }",
+        params: &["struct S *", "int"],
+        ret: "int",
+    },
+    Case {
+        name: "argv_second_string",
+        prelude: "",
+        old: "int f(int argc, char **argv) { if (argc < 2 || !argv[1]) return 0; return argv[1][0] == 'a'; }",
+        new: "int f(int argc, char **argv) { if (argc < 2 || !argv[1]) return 0; return argv[1][0] == 'b'; }",
+        params: &["int", "char **"],
+        ret: "int",
+    },
+    Case {
+        name: "member_string_by_value",
+        prelude: "struct B { char *p; int len; };",
+        old: "int f(struct B b) { if (!b.p || b.len < 1) return -1; return b.p[0] == 'a'; }",
+        new: "int f(struct B b) { if (!b.p || b.len < 1) return -1; return b.p[0] == 'b'; }",
+        params: &["struct B"],
+        ret: "int",
+    },
 ];
 
 /// Pairs where one version accesses memory it may not on some input (the fix of a security
@@ -270,6 +295,8 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
     );
     let mut args = vec![];
     let mut buffers = vec![];
+    // Byte offsets of pointers to pointees, per buffer: their values differ from run to run.
+    let mut masked: Vec<(usize, u64)> = vec![];
     for (i, (name, ty)) in order.iter().zip(c.params).enumerate() {
         let m = &mem[name];
         match m["kind"].as_str() {
@@ -310,6 +337,22 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
             Some("null") => args.push("(void *)0".into()),
             Some(k) => panic!("unknown memory input kind {k}"),
         }
+        // Pointer members set to fresh buffers, as the report's `pointees` say.
+        let object = match m["kind"].as_str() {
+            Some("buffer") => format!("b{i}"),
+            _ => format!("(unsigned char *)&a{i}"),
+        };
+        for (j, p) in m["pointees"].as_array().into_iter().flatten().enumerate() {
+            let bytes = json_bytes(p);
+            let off = p["offset"].as_u64().expect("pointee offset");
+            s.push_str(&format!(
+                "    unsigned char *p{i}_{j} = malloc({});\n    memcpy(p{i}_{j}, \"{}\", {});\n    memcpy({object} + {off}, &p{i}_{j}, sizeof(void *));\n",
+                bytes.len().max(1),
+                octal(&bytes),
+                bytes.len()
+            ));
+            masked.push((i, off));
+        }
     }
     let call = format!("f({})", args.join(", "));
     match c.ret {
@@ -328,8 +371,18 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
         _ => s.push_str(&format!("    printf(\"%lld\\n\", (long long){call});\n")),
     }
     for (i, n) in &buffers {
+        let skip: Vec<String> = masked
+            .iter()
+            .filter(|(b, _)| b == i)
+            .map(|(_, off)| format!("(k >= {off} && k < {off} + 8)"))
+            .collect();
+        let skip = if skip.is_empty() {
+            "0".to_string()
+        } else {
+            skip.join(" || ")
+        };
         s.push_str(&format!(
-            "    for (int k = 0; k < {n}; k++) printf(\"%02x\", b{i}[k]);\n    printf(\"\\n\");\n"
+            "    for (int k = 0; k < {n}; k++) if ({skip}) printf(\"pp\"); else printf(\"%02x\", b{i}[k]);\n    printf(\"\\n\");\n"
         ));
     }
     s.push_str("    return 0;\n}\n");

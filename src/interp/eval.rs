@@ -177,14 +177,18 @@ impl<'a> Interp<'a> {
                 .get(g as usize)
                 .map_or_else(|| "?".into(), |g| g.name.clone()),
             Desc::Str(_) => "a string literal".into(),
-            Desc::Input(k) => {
+            Desc::Input(k) | Desc::Pointee(k) => {
+                // The parameter of the outermost call, by index.
                 let name = self
                     .frames
                     .first()
                     .and_then(|fr| prog.functions.get(fr.func))
                     .and_then(|f| f.func.params.get(k as usize).map(|p| f.func.var(*p)))
                     .map_or_else(|| format!("parameter {k}"), |v| format!("`{}`", v.name));
-                format!("the buffer {name} points to")
+                match d {
+                    Desc::Input(_) => format!("the buffer {name} points to"),
+                    _ => format!("a buffer reached through {name}"),
+                }
             }
             Desc::Heap(k) => format!("heap allocation {}", k + 1),
             Desc::External(k) => self.world_objs.get(k as usize).map_or_else(
@@ -210,7 +214,11 @@ impl<'a> Interp<'a> {
             let n = self.desc_name(d);
             if matches!(
                 d,
-                Desc::Str(_) | Desc::Input(_) | Desc::External(_) | Desc::Heap(_)
+                Desc::Str(_)
+                    | Desc::Input(_)
+                    | Desc::Pointee(_)
+                    | Desc::External(_)
+                    | Desc::Heap(_)
             ) {
                 n
             } else {

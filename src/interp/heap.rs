@@ -120,7 +120,7 @@ impl Interp<'_> {
             return Err(bad(not_ours()));
         };
         match self.mem.desc(id) {
-            Some(Desc::Input(_) | Desc::External(_)) => {
+            Some(Desc::Input(_) | Desc::Pointee(_) | Desc::External(_)) => {
                 return self.unsupported(format!(
                     "`{what}` of memory the caller or an undefined function gave: where it came from is unknown"
                 ))

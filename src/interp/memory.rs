@@ -38,6 +38,8 @@ pub(super) enum Desc {
     Str(u32),
     /// The caller's buffer a pointer parameter (by index) points to at a top-level call.
     Input(u32),
+    /// A buffer a pointer member of input `k`'s object points to ([`super::Arg::Linked`]).
+    Pointee(u32),
     /// The object an environment function returned a pointer to (index into the run's
     /// returned objects).
     External(u32),

@@ -76,6 +76,10 @@ pub enum Arg {
     /// A valid pointer to an object of unknown size and contents: an access through it
     /// cannot be executed ([`RunError::Unsupported`]).
     Opaque,
+    /// A buffer or aggregate (`Buffer`, `Misaligned` or `Aggregate`) whose pointer members at
+    /// these byte offsets point to fresh buffers of the caller holding these bytes (the bytes
+    /// at the offsets are overwritten with the pointers).
+    Linked(Box<Arg>, Vec<(u64, Vec<u8>)>),
 }
 
 /// Where a pointer a call gave back points, in terms the caller can name.
@@ -248,6 +252,8 @@ pub struct Interp<'a> {
     /// Memory object of each [`Arg::Buffer`] of the last top-level call, by argument index
     /// (the globals of [`Interp::with_global_inputs`] numbered after the parameters).
     inputs: Vec<(usize, u32)>,
+    /// The buffers members of inputs point to ([`Arg::Linked`]) in the last top-level call.
+    pointees: Vec<u32>,
     /// Values the next top-level call gives globals before it starts, by name.
     global_inputs: Vec<(String, Arg)>,
     /// What undefined functions return; `None`: calling one cannot be executed.
@@ -289,6 +295,7 @@ impl<'a> Interp<'a> {
             observed_entry: Vec::new(),
             trace: None,
             inputs: Vec::new(),
+            pointees: Vec::new(),
             global_inputs: Vec::new(),
             world: None,
             world_objs: Vec::new(),
@@ -545,6 +552,9 @@ impl<'a> Interp<'a> {
         for (_, id) in std::mem::take(&mut self.inputs) {
             self.mem.free(id);
         }
+        for id in std::mem::take(&mut self.pointees) {
+            self.mem.free(id);
+        }
         let mut argv = Vec::with_capacity(args.len());
         for (k, (a, p)) in args.iter().zip(params).enumerate() {
             let info = gf.func.var(*p);
@@ -633,6 +643,43 @@ impl<'a> Interp<'a> {
                 Data::Scalar(Value::Int(i128::from(encode(id, 0))))
             }
             Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
+            Arg::Linked(base, links) => {
+                if matches!(**base, Arg::Linked(..) | Arg::SameAs(_) | Arg::Scalar(_)) {
+                    return bad("links members of something that is no buffer or aggregate");
+                }
+                let mut data = self.input_data(k, base, &ty, what)?;
+                for (off, bytes) in links {
+                    let id = self
+                        .mem
+                        .alloc(Desc::Pointee(k as u32), bytes.len() as u64, true)
+                        .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
+                    if let Some(o) = self.mem.obj_mut(id) {
+                        o.bytes.copy_from_slice(bytes);
+                        o.escaped = true;
+                    }
+                    self.pointees.push(id);
+                    let ptr = encode(id, 0).to_le_bytes();
+                    let at = *off as usize;
+                    match &mut data {
+                        Data::Agg(b, _) => match b.get_mut(at..at + 8) {
+                            Some(dst) => dst.copy_from_slice(&ptr),
+                            None => return bad("has a member link past its end"),
+                        },
+                        Data::Scalar(Value::Int(a)) => {
+                            let addr = self
+                                .mem
+                                .ptr_add(*a as u64, i128::from(*off))
+                                .map_err(|e| RunError::BadArgs(format!("{e:?}")))?
+                                .0;
+                            self.mem.write(addr, &ptr, &[true; 8]).map_err(|_| {
+                                RunError::BadArgs(format!("{what} has a member link past its end"))
+                            })?;
+                        }
+                        Data::Scalar(_) => return bad("links members of a non-pointer"),
+                    }
+                }
+                data
+            }
             Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
                 Some(&(_, id)) if ty.is_pointer() => {
                     let start = self.mem.extent(id).map_or(0, |(_, start)| start);

@@ -86,6 +86,10 @@ pub enum Input {
     /// A valid pointer to an object the witness does not know ([`Shape::Opaque`]): a run that
     /// accesses it is no test.
     Opaque,
+    /// A buffer or aggregate whose pointer members at these byte offsets (in its first
+    /// element) point to fresh buffers holding these bytes (one level: the pointers inside
+    /// them are null).
+    Linked(Box<Input>, Vec<(u64, Vec<u8>)>),
 }
 
 impl Input {
@@ -93,6 +97,7 @@ impl Input {
     pub fn buffer(&self) -> Option<&[u8]> {
         match self {
             Input::Buffer(b) | Input::Misaligned(b, _) => Some(b),
+            Input::Linked(base, _) => base.buffer(),
             _ => None,
         }
     }
@@ -101,6 +106,7 @@ impl Input {
     pub fn misalignment(&self) -> u8 {
         match self {
             Input::Misaligned(_, o) => *o,
+            Input::Linked(base, _) => base.misalignment(),
             _ => 0,
         }
     }
@@ -115,6 +121,9 @@ impl Input {
             (Input::Aggregate(b), _) => Arg::Aggregate(b.clone()),
             (Input::SameAs(k), _) => Arg::SameAs(*k),
             (Input::Opaque, Shape::Opaque(_)) => Arg::Opaque,
+            (Input::Linked(base, links), _) => {
+                Arg::Linked(Box::new(base.arg(shape)?), links.clone())
+            }
             (Input::Scalar(_) | Input::Opaque, _) => return None,
         })
     }
@@ -145,11 +154,74 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
             format!("({}){}", type_name(prog, ty), aggregate_text(prog, ty, b))
         }
         (Input::SameAs(j), _) => params.get(*j).map_or("?".into(), |p| p.name.clone()),
+        (Input::Linked(base, links), shape) => {
+            // The base with its linked members non-null, then each member's buffer.
+            let mut marked = (**base).clone();
+            if let Input::Buffer(b) | Input::Misaligned(b, _) | Input::Aggregate(b) = &mut marked {
+                for (off, _) in links {
+                    if let Some(x) = b.get_mut(*off as usize) {
+                        *x = 1;
+                    }
+                }
+            }
+            let mut s = input_text(prog, params, k, &marked);
+            let name = &params[k].name;
+            let slots = link_slots(prog, shape);
+            for (off, bytes) in links {
+                let Some((_, path, elem)) = slots.iter().find(|(o, ..)| o == off) else {
+                    continue;
+                };
+                let member = match (shape, path.strip_prefix('.')) {
+                    (Shape::Buffer { .. }, Some(p)) => format!("{name}->{p}"),
+                    _ => format!("{name}{path}"),
+                };
+                s.push_str(&format!(", {member} = {}", buffer_text(prog, elem, bytes)));
+            }
+            s
+        }
         (Input::Buffer(b) | Input::Misaligned(b, _) | Input::Aggregate(b), _) => {
             format!("{b:02x?}")
         }
     }
 }
+
+/// Most pointer members of one input a witness points at buffers.
+const MAX_LINKS: usize = 16;
+
+/// The pointers an input of `shape` can point at fresh buffers ([`Input::Linked`]): byte
+/// offset, access path (`.a.p` of a struct, `[1]` of an array of pointers), and the buffer's
+/// element type. For a buffer of structs, the members of its first element; for a buffer of
+/// pointers (`char **argv`), its first elements.
+pub fn link_slots(prog: &Program, shape: &Shape) -> Vec<(u64, String, CType)> {
+    let pointee = |t: &CType| match Shape::of(prog, t) {
+        Some(Shape::Buffer { elem, .. }) => Some(elem),
+        _ => None,
+    };
+    match shape {
+        Shape::Buffer { elem, .. } | Shape::Aggregate { ty: elem, .. }
+            if matches!(elem, CType::Struct(_)) =>
+        {
+            let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, elem, 256) else {
+                return vec![];
+            };
+            leaves
+                .into_iter()
+                .filter_map(|(path, off, t)| Some((off, path, pointee(&t)?)))
+                .take(MAX_LINKS)
+                .collect()
+        }
+        Shape::Buffer { elem, elem_size } if elem.is_pointer() => match pointee(elem) {
+            Some(e) => (0..POINTER_LINKS)
+                .map(|k| (k * elem_size, format!("[{k}]"), e.clone()))
+                .collect(),
+            None => vec![],
+        },
+        _ => vec![],
+    }
+}
+
+/// Elements of a buffer of pointers that can point at buffers ([`link_slots`]).
+const POINTER_LINKS: u64 = 2;
 
 /// The C name of `ty` for the reader (`char`, `unsigned long`, `struct P`).
 pub fn type_name(prog: &Program, ty: &CType) -> String {
@@ -246,9 +318,29 @@ fn element_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
     }
 }
 
-/// A struct's bytes as a designated initializer.
+/// A struct's bytes as a designated initializer. Pointer members show only whether they are
+/// null (`0`, `non-null`): an address means nothing across two runs or processes, so the
+/// interpreter and the native harness compare members so.
 pub fn aggregate_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
-    Observed::aggregate(&prog.structs, ty, bytes, &vec![true; bytes.len()]).to_c()
+    let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, ty, 256) else {
+        return Observed::aggregate(&prog.structs, ty, bytes, &vec![true; bytes.len()]).to_c();
+    };
+    let parts: Vec<String> = leaves
+        .iter()
+        .map(|(path, off, t)| {
+            let lo = *off as usize;
+            let n = prog.size_of(t) as usize;
+            let v = match bytes.get(lo..lo + n) {
+                Some(b) if t.is_pointer() && b.iter().any(|&x| x != 0) => "non-null".into(),
+                Some(_) if t.is_pointer() => "0".into(),
+                Some(b) => interp::scalar_from_bytes(t, b)
+                    .map_or_else(|| "?".into(), |v| interp::format_value(&v, t)),
+                None => "?".into(),
+            };
+            format!("{path} = {v}")
+        })
+        .collect();
+    format!("{{{}}}", parts.join(", "))
 }
 
 /// `bytes` as a C string literal (no NUL added). A hex escape followed by a hex digit ends the
@@ -484,6 +576,46 @@ fn candidates(
             }
         }
     }
+    // Objects whose pointer members point to buffers come first: code that follows a member
+    // (`s->buf[i]`, `sess->handles[v]`) gets past its null checks only with them, and the
+    // later strategies run with the first candidate.
+    let slots = link_slots(prog, shape);
+    if !slots.is_empty() {
+        let mut linked = vec![];
+        match shape {
+            // Arrays of pointers (`argv`): one and two elements pointing at buffers, then a
+            // null one; after the null slots above (out-parameters such as `char **end`).
+            Shape::Buffer { elem_size, elem } if elem.is_pointer() => {
+                for n in 1..=slots.len() {
+                    for small in [true, false] {
+                        let links = slots[..n]
+                            .iter()
+                            .map(|(off, _, elem)| (*off, pointee_bytes(prog, elem, small)))
+                            .collect();
+                        let base = Input::Buffer(vec![0; (n + 1) * *elem_size as usize]);
+                        linked.push(Input::Linked(Box::new(base), links));
+                    }
+                }
+                out.extend(linked);
+            }
+            // Objects whose pointer members point to buffers come first: code that follows
+            // a member (`s->buf[i]`, `sess->handles[v]`) gets past its null checks only with
+            // them, and the later strategies run with the first candidate.
+            _ => {
+                for base in out.iter().take(3) {
+                    for small in [true, false] {
+                        let links = slots
+                            .iter()
+                            .map(|(off, _, elem)| (*off, pointee_bytes(prog, elem, small)))
+                            .collect();
+                        linked.push(Input::Linked(Box::new(base.clone()), links));
+                    }
+                }
+                linked.append(&mut out);
+                out = linked;
+            }
+        }
+    }
     if let Shape::Buffer { elem_size, .. } = shape {
         // The same buffer as an earlier pointer parameter of the same element size.
         for (j, q) in params[..k].iter().enumerate() {
@@ -497,6 +629,16 @@ fn candidates(
         out.extend([Input::Opaque, Input::Null]);
     }
     out
+}
+
+/// The contents of a buffer a pointer member points to: a short string, a few distinct
+/// elements (`small`), or sixteen zero elements (null pointers, zero counts).
+fn pointee_bytes(prog: &Program, elem: &CType, small: bool) -> Vec<u8> {
+    match (small, is_char(elem)) {
+        (true, true) => b"ab\0".to_vec(),
+        (true, false) if !elem.is_pointer() => buffer_of(prog, elem, &[1, 2, 3, 4], true),
+        _ => vec![0; 16 * prog.size_of(elem).max(1) as usize],
+    }
 }
 
 /// A pseudo-random input for a non-scalar parameter (`rnd` yields fresh 64-bit values).

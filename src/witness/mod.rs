@@ -332,7 +332,10 @@ fn behave_args(
         .iter()
         .enumerate()
         .filter_map(|(k, p)| match (&p.shape, inputs.get(k)) {
-            (Shape::Buffer { elem, .. }, Some(Input::Buffer(_) | Input::Misaligned(..))) => Some((
+            (
+                Shape::Buffer { elem, .. },
+                Some(Input::Buffer(_) | Input::Misaligned(..) | Input::Linked(..)),
+            ) => Some((
                 p.name.clone(),
                 memory::contents_text(&prog.program, elem, &it.input_bytes(k)?, &|a| {
                     pointer(&Value::Int(i128::from(a)))

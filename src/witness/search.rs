@@ -261,40 +261,70 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
 /// Most environment functions [`world_seeds`] gives other results.
 const MAX_WORLD_FUNCTIONS: usize = 8;
 
-/// Δ's seeds and the all-zero input, with one environment function at a time (those the runs
-/// so far called) returning boundary values, the code's constants, or a pointer to a buffer.
+/// Δ's seeds and the all-zero input, with the results of environment functions (those the
+/// runs so far called) chosen greedily: one function at a time returns boundary values, the
+/// code's constants, or a pointer to a buffer; a result on which a run calls more environment
+/// functions than before (it got past a check: `if (len(h) != 4) return NULL;`) is kept, and the
+/// next round chooses among the functions called then.
 fn world_seeds(r: &mut Runner, delta: &Delta, alpha: &memory::Alphabet) -> Option<Witness> {
-    let env: Vec<String> = r
-        .log
-        .env
-        .borrow()
-        .iter()
-        .take(MAX_WORLD_FUNCTIONS)
-        .cloned()
-        .collect();
-    if env.is_empty() {
+    if r.log.env.borrow().is_empty() {
         return None;
     }
     let mut starts = seeds(delta, &r.params);
     starts.insert(0, vec![0; r.params.len()]);
     starts.dedup();
     starts.truncate(4);
-    for name in env {
-        let ret = r.return_type(&name);
-        for cand in world_candidates(&r.old.program, &ret, alpha) {
-            let world = r.world.clone().with(&name, cand);
-            let base = std::mem::replace(&mut r.world, world);
-            for s in &starts {
-                let found = r.try_values(s, "search, external results chosen");
-                if found.is_some() || r.exhausted() {
-                    // The witness states the world it was found in.
-                    r.world = base;
-                    return found;
+    let base = r.world.clone();
+    let mut fixed: Vec<String> = vec![];
+    let calls = |r: &Runner| r.log.last.borrow().len();
+    for _round in 0..MAX_WORLD_FUNCTIONS {
+        // How many functions each start calls in the world chosen so far.
+        let mut reach = vec![];
+        for s in &starts {
+            let found = r.try_values(s, "search, external results chosen");
+            if found.is_some() || r.exhausted() {
+                r.world = base;
+                return found;
+            }
+            reach.push(calls(r));
+        }
+        let env: Vec<String> = r
+            .log
+            .env
+            .borrow()
+            .iter()
+            .filter(|n| !fixed.contains(n))
+            .take(MAX_WORLD_FUNCTIONS)
+            .cloned()
+            .collect();
+        let mut progress = None;
+        'functions: for name in env {
+            let ret = r.return_type(&name);
+            for cand in world_candidates(&r.old.program, &ret, alpha) {
+                let world = r.world.clone().with(&name, cand.clone());
+                let chosen = std::mem::replace(&mut r.world, world);
+                for (s, before) in starts.iter().zip(&reach) {
+                    let found = r.try_values(s, "search, external results chosen");
+                    if found.is_some() || r.exhausted() {
+                        // The witness states the world it was found in.
+                        r.world = base;
+                        return found;
+                    }
+                    if calls(r) > *before {
+                        progress = Some((name.clone(), cand.clone()));
+                    }
+                }
+                r.world = chosen;
+                if progress.is_some() {
+                    break 'functions;
                 }
             }
-            r.world = base;
         }
+        let Some((name, cand)) = progress else { break };
+        r.world = r.world.clone().with(&name, cand);
+        fixed.push(name);
     }
+    r.world = base;
     None
 }
 
@@ -310,7 +340,16 @@ fn world_candidates(
             let n = (prog.size_of(p) as usize).clamp(64, 4096);
             let mut text = vec![b'a'; n];
             text[n - 1] = 0;
-            vec![ExtResult::Buffer(vec![0; n]), ExtResult::Buffer(text)]
+            let mut out = vec![ExtResult::Buffer(vec![0; n]), ExtResult::Buffer(text)];
+            // Data whose words are one of the code's constants (a length or a handle read
+            // from a message: `memcpy(&v, data(h), 4); if (v >= MAX) …`).
+            for &c in alpha.ints.iter().skip(14).take(12) {
+                let word = (c as u32).to_le_bytes();
+                out.push(ExtResult::Buffer(
+                    word.iter().copied().cycle().take(n).collect(),
+                ));
+            }
+            out
         }
         t if t.is_float() => [1.0, -1.0, 0.5, 2.0, 1e300, f64::NAN, f64::INFINITY]
             .into_iter()

@@ -119,6 +119,10 @@ pub(super) fn harness(
     }
     for (i, ((p, (name, lit)), input)) in f.params.iter().zip(&w.inputs).zip(&w.args).enumerate() {
         let t = &f.var(*p).ty;
+        let (input, links) = match input {
+            Input::Linked(base, links) => (&**base, &links[..]),
+            _ => (input, &[][..]),
+        };
         match input {
             Input::Scalar(_) => {
                 let val = input_value(lit, t).map_err(|e| format!("input {name} = {lit}: {e}"))?;
@@ -180,6 +184,26 @@ pub(super) fn harness(
                 ));
                 args.push(format!("dizy_a{i}"));
             }
+            Input::Linked(..) => return Err(format!("parameter `{name}` links twice")),
+        }
+        // Pointer members set to fresh heap buffers, as the interpreter's `Arg::Linked`.
+        let object = match input {
+            Input::Buffer(_) | Input::Misaligned(..) => format!("dizy_b{i}"),
+            Input::Aggregate(_) => format!("(unsigned char *)&dizy_a{i}"),
+            _ if links.is_empty() => String::new(),
+            _ => return Err(format!("parameter `{name}` links members of no object")),
+        };
+        for (j, (off, b)) in links.iter().enumerate() {
+            s.push_str(&format!(
+                "    unsigned char *dizy_l{i}_{j} = __builtin_malloc({});
+    if (!dizy_l{i}_{j}) return 3;
+                 \x20   __builtin_memcpy(dizy_l{i}_{j}, \"{}\", {});
+                 \x20   __builtin_memcpy({object} + {off}, &dizy_l{i}_{j}, sizeof(void *));
+",
+                b.len().max(1),
+                octal_bytes(b),
+                b.len()
+            ));
         }
     }
     // Globals the witness sets, numbered after the parameters (as the interpreter numbers its
