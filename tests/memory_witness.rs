@@ -186,6 +186,17 @@ const UNSAFE_IN_OLD: &[Case] = &[
         params: &["char *", "unsigned long"],
         ret: "int",
     },
+    Case {
+        // libarchive's RAR e8 filter before its fix: a length of 4 passes the check and
+        // `length - 5` wraps, so the loop runs past the VM's memory. The length sits in a
+        // struct among other fields, the memory behind another struct's member.
+        name: "length_in_a_struct_wraps",
+        prelude: "struct F { struct F *next; unsigned regs[8]; unsigned blocklen; }; struct V { unsigned char *memory; };",
+        old: "int f(struct F *filter, struct V *vm) { unsigned length = filter->regs[4]; unsigned i; if (length > 1000 || length < 4) return 0; for (i = 0; i <= length - 5; i++) if (vm->memory[i] == 0xE8) i += 4; filter->blocklen = length; return 1; }",
+        new: "int f(struct F *filter, struct V *vm) { unsigned length = filter->regs[4]; unsigned i; if (length > 1000 || length <= 4) return 0; for (i = 0; i <= length - 5; i++) if (vm->memory[i] == 0xE8) i += 4; filter->blocklen = length; return 1; }",
+        params: &["struct F *", "struct V *"],
+        ret: "int",
+    },
 ];
 
 /// The same function written another way: never `different`.

@@ -332,7 +332,7 @@ pub(super) fn one_function(
         quick.time = quick.time.min(PREPASS_TIME);
         quick.step_budget = quick.step_budget.min(PREPASS_STEPS);
         quick.total_steps = Some(PREPASS_TOTAL_STEPS);
-        quick.clean_only = true;
+        quick.stopping_only = true;
         let none = delta::Delta {
             points: vec![],
             equivalent: false,

@@ -566,12 +566,22 @@ fn candidates(
             for (i, l) in lists.into_iter().enumerate() {
                 out.push(Input::Buffer(buffer_of(prog, elem, &l, i % 2 == 0)));
             }
+            // A struct with every field the same small number: a field compared with a small
+            // bound (`len <= 4`) meets it while the others stay harmless.
+            if let CType::Struct(_) = elem {
+                for &c in alpha.ints.iter().take(14).skip(3) {
+                    out.push(Input::Buffer(element_bytes(prog, elem, c, false)));
+                }
+            }
         }
         Shape::Aggregate { ty, .. } => {
             for (v, step) in [(1, true), (0, false), (1, false), (-1, true), (2, true)] {
                 out.push(Input::Aggregate(element_bytes(prog, ty, v, step)));
             }
             for &c in alpha.ints.iter().skip(14).take(6) {
+                out.push(Input::Aggregate(element_bytes(prog, ty, c, false)));
+            }
+            for &c in alpha.ints.iter().take(14).skip(3) {
                 out.push(Input::Aggregate(element_bytes(prog, ty, c, false)));
             }
         }

@@ -46,10 +46,11 @@ pub struct Options {
     pub total_steps: Option<u64>,
     /// Largest loop bound ν of the symbolic search (paths use each loop edge at most ν times).
     pub loop_bound: u32,
-    /// Only witnesses on which both versions return normally: an input on which one runs out
-    /// of steps or accesses memory it may not is passed over (the pre-pass before the analysis
-    /// takes only such plain differences; the full search also shows the others).
-    pub clean_only: bool,
+    /// Only witnesses on which both versions stop, by returning or by undefined behaviour: an
+    /// input on which one runs out of steps is passed over, since telling a long loop from one
+    /// that never ends takes a run with a budget ten times larger (the pre-pass before the
+    /// analysis takes only these; the full search also shows the others).
+    pub stopping_only: bool,
 }
 
 impl Default for Options {
@@ -60,7 +61,7 @@ impl Default for Options {
             step_budget: 1_000_000,
             total_steps: None,
             loop_bound: 16,
-            clean_only: false,
+            stopping_only: false,
         }
     }
 }
@@ -636,8 +637,7 @@ impl Runner<'_> {
         };
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
-        let unclean = |b: &Behaviour| b.diverged.is_some() || b.undefined.is_some();
-        if self.opts.clean_only && (unclean(&o) || unclean(&n)) {
+        if self.opts.stopping_only && (o.diverged.is_some() || n.diverged.is_some()) {
             return None;
         }
         // A run out of steps while the other returned: run it again with a budget ten times
