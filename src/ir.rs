@@ -707,6 +707,10 @@ pub struct Program {
     /// Lines of the file that use `long double`, which the interpreter executes as `double`
     /// (so a witness there needs native confirmation).
     pub long_double_lines: Vec<u32>,
+    /// System headers the frontend included before the file (`<errno.h>`, …: the standard
+    /// headers that stand in where the file's own configuration does not bring them in); a
+    /// native build of the file includes them first too.
+    pub prelude: Vec<String>,
 }
 
 impl Program {

@@ -362,3 +362,61 @@ fn statement_expressions_are_lowered_or_rejected_with_a_reason() {
     assert_eq!(verdict(&v, "g"), "different", "{v:#}");
     assert_eq!(verdict(&v, "h"), "unchanged", "{v:#}");
 }
+
+/// A file whose headers are all there but whose configuration leaves a standard name undeclared
+/// (autoconf's `#ifdef HAVE_ERRNO_H` around `<errno.h>`, with no `config.h` run): the standard
+/// headers are included first, as a build on a POSIX system would have them, and the function
+/// that uses `ENOMEM` is analysed instead of being `unsupported`; the report says so and names
+/// it. Its witness reproduces natively. A function that needs a name no standard header
+/// declares stays `unsupported`.
+#[test]
+fn standard_names_an_unconfigured_guard_hides_are_declared() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plat.h"),
+        "#ifdef HAVE_CONFIG_H\n#include \"config.h\"\n#endif\n#define CAP_MIN 4\n",
+    )
+    .unwrap();
+    let src = |k: i32, other: bool| {
+        let cmp = if k == 1 { ">" } else { ">=" };
+        format!(
+            "#include \"plat.h\"\n#ifdef HAVE_ERRNO_H\n#include <errno.h>\n#endif\n\
+             int grow(int n, int cap) {{ if (cap < CAP_MIN) cap = CAP_MIN; if (n {cmp} cap) return -ENOMEM; return n; }}\n\
+             int same(int n) {{ return n * 2; }}\n{}",
+            if other {
+                format!("int other(int n) {{ return n * {k} + NOT_A_STANDARD_NAME; }}\n")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    write_pair(&old, &new, |k| src(k, true));
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(verdict(&v, "grow"), "different", "{v:#}");
+    assert_eq!(verdict(&v, "same"), "unchanged", "{v:#}");
+    assert_eq!(verdict(&v, "other"), "unsupported", "{v:#}");
+    let note = assumption_about(&v, "leaves standard names undeclared");
+    assert!(
+        note.contains("<errno.h>") && note.contains("grow"),
+        "{note}"
+    );
+    assert!(!note.contains("other"), "{note}");
+    // Without `other`, which no build compiles, the native harness builds the file too.
+    write_pair(&old, &new, |k| src(k, false));
+    let (v, _) = diff(&old, &new, &["--validate", "native"]);
+    let f = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "grow")
+        .unwrap();
+    let w = &f["witness"];
+    let (n, cap) = (
+        w["inputs"]["n"].as_str().unwrap().parse::<i64>().unwrap(),
+        w["inputs"]["cap"].as_str().unwrap().parse::<i64>().unwrap(),
+    );
+    assert_eq!(n, cap.max(4), "{w:#}");
+    assert!(w["validated_by"].to_string().contains("native"), "{w:#}");
+}

@@ -203,9 +203,27 @@ fn load_with(
     let with_std = (opts.std_prelude && !pre.missing.is_empty())
         .then(|| with_standard_headers(path, opts, &display, shapes))
         .flatten();
+    let missing_none = pre.missing.is_empty();
     let (mut prog, own) = match with_std {
-        Some(p) => p,
-        None => parse_with(pre.text, &display, pre.missing, opts.time_limit, shapes)?,
+        Some((mut p, own)) => {
+            p.notes.push(Note::in_file(
+                NoteKind::Assumption,
+                &display,
+                format!(
+                    "project headers are missing: the standard C and POSIX headers stand in ({})",
+                    standard_header_list()
+                ),
+            ));
+            (p, own)
+        }
+        None => {
+            let plain = parse_with(pre.text, &display, pre.missing, opts.time_limit, shapes)?;
+            if opts.std_prelude && missing_none && undeclared(&plain.0) > 0 {
+                standard_names_unconfigured(path, opts, &display, shapes, plain)
+            } else {
+                plain
+            }
+        }
     };
     let mut seen = std::collections::HashSet::new();
     for e in &pre.skipped_errors {
@@ -277,19 +295,67 @@ fn with_standard_headers(
     let pre = preprocess(path, &o, display).ok()?;
     let (mut prog, own) =
         parse_with(pre.text, display, pre.missing, opts.time_limit, shapes).ok()?;
+    prog.prelude = STANDARD_HEADERS.iter().map(|h| h.to_string()).collect();
+    Some((prog, own))
+}
+
+/// `<stddef.h> <stdbool.h> …`: the headers of [`STANDARD_HEADERS`] for a note.
+fn standard_header_list() -> String {
+    STANDARD_HEADERS
+        .iter()
+        .map(|h| format!("<{h}>"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Functions rejected for a name nothing declares.
+fn undeclared(prog: &Program) -> usize {
+    prog.rejected
+        .iter()
+        .filter(|(_, e)| e.kind == ErrorKind::Undeclared)
+        .count()
+}
+
+/// A file whose headers are all there but whose configuration leaves standard names
+/// undeclared (autoconf's `#ifdef HAVE_ERRNO_H` around `#include <errno.h>`, with no
+/// `config.h` to set it): loaded again with [`STANDARD_HEADERS`] first, as a build on a
+/// POSIX system would have them, and that load kept (with a note naming the functions it
+/// rescued) when it rejects fewer functions for undeclared names; otherwise `plain`.
+fn standard_names_unconfigured(
+    path: &Path,
+    opts: &Options,
+    display: &str,
+    shapes: Option<&opaque::Shapes>,
+    plain: (Program, opaque::Shapes),
+) -> (Program, opaque::Shapes) {
+    let Some((mut prog, own)) = with_standard_headers(path, opts, display, shapes) else {
+        return plain;
+    };
+    if undeclared(&prog) >= undeclared(&plain.0) {
+        return plain;
+    }
+    let rescued: Vec<&str> = plain
+        .0
+        .rejected
+        .iter()
+        .filter(|(n, e)| {
+            e.kind == ErrorKind::Undeclared && !prog.rejected.iter().any(|(m, _)| m == n)
+        })
+        .map(|(n, _)| n.as_str())
+        .collect();
     prog.notes.push(Note::in_file(
         NoteKind::Assumption,
         display,
         format!(
-            "project headers are missing: the standard C and POSIX headers stand in ({})",
-            STANDARD_HEADERS
-                .iter()
-                .map(|h| format!("<{h}>"))
-                .collect::<Vec<_>>()
-                .join(" ")
+            "this configuration leaves standard names undeclared (an `#include` of a standard \
+             header behind an unset `HAVE_…` macro?): the standard C and POSIX headers are \
+             included first, as on a POSIX system ({}); this declares what {} use{}",
+            standard_header_list(),
+            list(rescued.iter().map(|n| n.to_string())),
+            if rescued.len() == 1 { "s" } else { "" },
         ),
     ));
-    Some((prog, own))
+    (prog, own)
 }
 
 /// `; -DNAME would configure it` for an `#error` on `line` of `path`: options that select

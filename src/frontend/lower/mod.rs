@@ -277,6 +277,7 @@ fn lower_pass(
         rejected_lines,
         in_headers: cx.in_headers,
         long_double_lines: cx.tables.long_double_lines,
+        prelude: vec![],
     };
     Ok((prog, pointers))
 }

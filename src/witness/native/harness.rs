@@ -90,6 +90,9 @@ pub(super) fn harness(
         .map_err(|e| format!("{}: {e}", v.source.display()))?;
     let mut s = String::new();
     s.push_str("#include <stdio.h>\n");
+    for h in &v.prog.program.prelude {
+        s.push_str(&format!("#include <{h}>\n"));
+    }
     // The harness has its own `main`; the analysed one (if any) is called by its new name.
     s.push_str("#define main dizy_user_main\n");
     s.push_str(&format!(
