@@ -56,6 +56,10 @@ pub struct Shapes {
     /// Members assigned to or from a variable of a missing type (`control = &core->permit`):
     /// member → (that type, pointer levels the member has over it) → count.
     aliases: BTreeMap<String, BTreeMap<(Key, i32), u32>>,
+    /// Members converted to or from a pointer to a type the file defines
+    /// (`(struct rar *)(a->format->data)`): the missing header's `void *`, unless other uses
+    /// say what they are.
+    void_pointers: BTreeSet<String>,
 }
 
 /// The assumed declarations of a [`Shapes`] for one file.
@@ -93,6 +97,8 @@ impl Shapes {
                 *e.entry(t.clone()).or_default() += n;
             }
         }
+        self.void_pointers
+            .extend(other.void_pointers.iter().cloned());
     }
 
     /// The declarations for a file whose guessed typedef names are `guessed` and whose defined
@@ -241,8 +247,11 @@ impl Shapes {
                 let ty = match member_ty(f, &shape) {
                     Some((r, 0, true)) if cyclic.contains(&r) => "long".to_string(),
                     Some((r, l, true)) => spelled(format!("struct {}", record_name(&r)), l),
-                    Some((_, l, false)) => spelled("long".to_string(), l),
-                    None => "long".to_string(),
+                    Some((_, l, false)) if l > 0 || !self.void_pointers.contains(f) => {
+                        spelled("long".to_string(), l)
+                    }
+                    _ if self.void_pointers.contains(f) => "void *".to_string(),
+                    _ => "long".to_string(),
                 };
                 body.push_str(&format!(" {ty} {f};"));
                 members.push(f.as_str());
@@ -643,17 +652,7 @@ impl UseWalk<'_, '_> {
                     _ => None,
                 }
             }
-            Expression::Cast(c) => {
-                let tn = &c.node.type_name.node;
-                let (k, l) = self
-                    .decls
-                    .spec_key(tn.specifiers.iter().filter_map(sq_ts))?;
-                let extra = match &tn.declarator {
-                    Some(d) => declarator_levels(&d.node).1?,
-                    None => 0,
-                };
-                Some((k, l + extra))
-            }
+            Expression::Cast(c) => self.cast_ty(&c.node.type_name.node),
             Expression::Comma(es) => es.last().and_then(|e| self.ty(&e.node)),
             Expression::Conditional(c) => self
                 .ty(&c.node.then_expression.node)
@@ -668,6 +667,18 @@ impl UseWalk<'_, '_> {
         }
     }
 
+    /// The type a cast to `tn` gives.
+    fn cast_ty(&self, tn: &TypeName) -> Option<Ty> {
+        let (k, l) = self
+            .decls
+            .spec_key(tn.specifiers.iter().filter_map(sq_ts))?;
+        let extra = match &tn.declarator {
+            Some(d) => declarator_levels(&d.node).1?,
+            None => 0,
+        };
+        Some((k, l + extra))
+    }
+
     /// `a = b` (or an initializer): a member on one side holding a variable's missing type on
     /// the other has that type.
     fn unify(&mut self, a: Option<Ty>, b: Option<Ty>) {
@@ -675,6 +686,11 @@ impl UseWalk<'_, '_> {
             return;
         };
         for ((m, dm), (k, dk)) in [(&a, &b), (&b, &a)] {
+            if let (Key::Member(f), Key::Tag(_), 0, 1..) = (m, k, dm, dk) {
+                if !self.missing(k) {
+                    self.shapes.void_pointers.insert(f.clone());
+                }
+            }
             if let (Key::Member(f), Key::Name(_) | Key::Tag(_)) = (m, k) {
                 if self.missing(k) {
                     let e = self.shapes.aliases.entry(f.clone()).or_default();
@@ -739,6 +755,19 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
         visit::visit_init_declarator(self, d, span);
     }
 
+    fn visit_cast_expression(&mut self, c: &'ast CastExpression, span: &'ast Span) {
+        // Only what a cast says of a member holding a pointer to a defined type: the other
+        // facts of `unify` come from assignments.
+        if let (Some((Key::Member(f), 0)), Some((k @ Key::Tag(_), 1..))) =
+            (self.ty(&c.expression.node), self.cast_ty(&c.type_name.node))
+        {
+            if !self.missing(&k) {
+                self.shapes.void_pointers.insert(f);
+            }
+        }
+        visit::visit_cast_expression(self, c, span);
+    }
+
     fn visit_binary_operator_expression(
         &mut self,
         b: &'ast BinaryOperatorExpression,
@@ -783,6 +812,21 @@ mod tests {
         // Only `ctl_t`: `E`, `a` and `k` are declared; `b` alone does not make a type.
         assert_eq!(i.type_names.keys().collect::<Vec<_>>(), ["ctl_t"]);
         assert_eq!(i.type_names["ctl_t"], text.find("ctl_t *c").unwrap());
+    }
+
+    #[test]
+    fn a_member_converted_to_a_pointer_to_a_defined_struct_is_a_void_pointer() {
+        let l = shapes_of(
+            "struct rar { int size; };\n\
+             int f(struct archive_read *a, struct S *s) {\n\
+               struct rar *r = (struct rar *)(a->format->data);\n\
+               struct rar *q = s->priv;\n\
+               return r->size + q->size + (int)a->format->flags; }\n",
+            &[],
+        );
+        assert!(l.decls.contains(" void * data;"), "{}", l.decls);
+        assert!(l.decls.contains(" void * priv;"), "{}", l.decls);
+        assert!(l.decls.contains(" long flags;"), "{}", l.decls);
     }
 
     #[test]
