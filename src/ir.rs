@@ -711,6 +711,9 @@ pub struct Program {
     /// headers that stand in where the file's own configuration does not bring them in); a
     /// native build of the file includes them first too.
     pub prelude: Vec<String>,
+    /// Structs the file converts a `void *` to (`struct rar *rar = a->format->data`): what
+    /// the `void *` members of a witness's inputs may point to.
+    pub void_targets: Vec<StructId>,
 }
 
 impl Program {

@@ -200,7 +200,14 @@ fn input_json(w: &Witness, input: &crate::witness::memory::Input, text: &str) ->
             let mut v = input_json(w, base, text)?;
             v["pointees"] = links
                 .iter()
-                .map(|(off, b)| json!({ "offset": off, "size": b.len(), "bytes": b }))
+                .map(|l| {
+                    json!({
+                        "offset": l.path.last(),
+                        "path": l.path,
+                        "size": l.bytes.len(),
+                        "bytes": l.bytes,
+                    })
+                })
                 .collect();
             v
         }

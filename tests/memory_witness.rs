@@ -162,6 +162,16 @@ const DIFFERENT: &[Case] = &[
         params: &["struct B"],
         ret: "int",
     },
+    Case {
+        // A format's private data behind `void *`, two pointers down (libarchive's
+        // `a->format->data`, libsndfile's `psf->codec_data`).
+        name: "private_data_two_levels",
+        prelude: "struct priv { int cap; int used; }; struct fmt { int kind; void *data; }; struct arch { int flags; struct fmt *format; };",
+        old: "int f(struct arch *a, int n) { struct priv *r; if (!a->format || !a->format->data) return -1; r = a->format->data; if (n > r->cap) return -2; return n + r->used; }",
+        new: "int f(struct arch *a, int n) { struct priv *r; if (!a->format || !a->format->data) return -1; r = a->format->data; if (n >= r->cap) return -2; return n + r->used; }",
+        params: &["struct arch *", "int"],
+        ret: "int",
+    },
 ];
 
 /// Pairs where one version accesses memory it may not on some input (the fix of a security
@@ -195,6 +205,17 @@ const UNSAFE_IN_OLD: &[Case] = &[
         old: "int f(struct F *filter, struct V *vm) { unsigned length = filter->regs[4]; unsigned i; if (length > 1000 || length < 4) return 0; for (i = 0; i <= length - 5; i++) if (vm->memory[i] == 0xE8) i += 4; filter->blocklen = length; return 1; }",
         new: "int f(struct F *filter, struct V *vm) { unsigned length = filter->regs[4]; unsigned i; if (length > 1000 || length <= 4) return 0; for (i = 0; i <= length - 5; i++) if (vm->memory[i] == 0xE8) i += 4; filter->blocklen = length; return 1; }",
         params: &["struct F *", "struct V *"],
+        ret: "int",
+    },
+    Case {
+        // libarchive's copy_from_lzss_window_to_unp before CVE-2024-20696's fix, reduced: the
+        // length is checked against the window but not the output buffer, and a window that
+        // was never allocated is read.
+        name: "private_window_unchecked",
+        prelude: "struct win { unsigned char *window; int mask; }; struct rar { unsigned bufsize; unsigned char *buf; struct win lz; }; struct fmt { void *data; }; struct arch { struct fmt *format; };",
+        old: "int f(struct arch *a, unsigned long len) { struct rar *r = (struct rar *)(a->format->data); if (len == 0) return 0; if (len <= (unsigned long)r->lz.mask + 1) return r->lz.window[len - 1]; return -1; }",
+        new: "int f(struct arch *a, unsigned long len) { struct rar *r = (struct rar *)(a->format->data); if (len == 0) return 0; if (len > r->bufsize) return -1; if (len <= (unsigned long)r->lz.mask + 1) return r->lz.window[len - 1]; return -1; }",
+        params: &["struct arch *", "unsigned long"],
         ret: "int",
     },
 ];
@@ -353,16 +374,42 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
             Some("buffer") => format!("b{i}"),
             _ => format!("(unsigned char *)&a{i}"),
         };
-        for (j, p) in m["pointees"].as_array().into_iter().flatten().enumerate() {
+        let pointees: Vec<&Json> = m["pointees"].as_array().into_iter().flatten().collect();
+        for (j, p) in pointees.iter().enumerate() {
             let bytes = json_bytes(p);
-            let off = p["offset"].as_u64().expect("pointee offset");
+            let path: Vec<u64> = p["path"]
+                .as_array()
+                .expect("pointee path")
+                .iter()
+                .map(|o| o.as_u64().unwrap())
+                .collect();
+            let (&off, parent) = path.split_last().expect("a path of one offset or more");
+            assert_eq!(p["offset"].as_u64(), Some(off));
+            // A pointer in the input's object, or in an earlier pointee's buffer.
+            let into = if parent.is_empty() {
+                masked.push((i, off));
+                object.clone()
+            } else {
+                let k = pointees[..j]
+                    .iter()
+                    .position(|q| {
+                        q["path"].as_array().unwrap().len() == parent.len()
+                            && q["path"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .zip(parent)
+                                .all(|(a, b)| a.as_u64() == Some(*b))
+                    })
+                    .expect("the parent pointee comes first");
+                format!("p{i}_{k}")
+            };
             s.push_str(&format!(
-                "    unsigned char *p{i}_{j} = malloc({});\n    memcpy(p{i}_{j}, \"{}\", {});\n    memcpy({object} + {off}, &p{i}_{j}, sizeof(void *));\n",
+                "    unsigned char *p{i}_{j} = malloc({});\n    memcpy(p{i}_{j}, \"{}\", {});\n    memcpy({into} + {off}, &p{i}_{j}, sizeof(void *));\n",
                 bytes.len().max(1),
                 octal(&bytes),
                 bytes.len()
             ));
-            masked.push((i, off));
         }
     }
     let call = format!("f({})", args.join(", "));

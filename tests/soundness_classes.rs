@@ -440,6 +440,15 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness)],
         only: false,
     },
+    Case {
+        // A patch retypes a parameter (`int length` → `size_t length`): a witness takes only
+        // values both types hold, so `g`, which differs only on negative values, has none.
+        name: "retyped_parameter",
+        old: "int f(int n) { if (n > 10) return 1; return 0; }\nint g(int n) { if (n < 0) return 1; return 0; }\n",
+        new: "int f(unsigned long n) { if (n > 20) return 1; return 0; }\nint g(unsigned long n) { return 0; }\n",
+        functions: &[("f", Want::Witness), ("g", Want::Same)],
+        only: false,
+    },
 ];
 
 /// Write one version into `dir/<version>/`: the text up to the first `//--- NAME` line is

@@ -76,10 +76,20 @@ pub enum Arg {
     /// A valid pointer to an object of unknown size and contents: an access through it
     /// cannot be executed ([`RunError::Unsupported`]).
     Opaque,
-    /// A buffer or aggregate (`Buffer`, `Misaligned` or `Aggregate`) whose pointer members at
-    /// these byte offsets point to fresh buffers of the caller holding these bytes (the bytes
-    /// at the offsets are overwritten with the pointers).
-    Linked(Box<Arg>, Vec<(u64, Vec<u8>)>),
+    /// A buffer or aggregate (`Buffer`, `Misaligned` or `Aggregate`) whose pointer members
+    /// point to fresh buffers of the caller ([`Link`]; the bytes where the pointers go are
+    /// overwritten with them).
+    Linked(Box<Arg>, Vec<Link>),
+}
+
+/// A fresh buffer holding `bytes` that a pointer inside an input points to. `path` says where
+/// that pointer lies: `[off]` is `off` bytes into the input's object; `[o1, o2]` is `o2`
+/// bytes into the buffer of the link at `[o1]` (so `a->format->data`), and so on. A link's
+/// parent comes before it in the list.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Link {
+    pub path: Vec<u64>,
+    pub bytes: Vec<u8>,
 }
 
 /// Where a pointer a call gave back points, in terms the caller can name.
@@ -648,7 +658,11 @@ impl<'a> Interp<'a> {
                     return bad("links members of something that is no buffer or aggregate");
                 }
                 let mut data = self.input_data(k, base, &ty, what)?;
-                for (off, bytes) in links {
+                let mut placed: Vec<(&[u64], u32)> = vec![];
+                for Link { path, bytes } in links {
+                    let Some((off, parent)) = path.split_last() else {
+                        return bad("has a member link with no place");
+                    };
                     let id = self
                         .mem
                         .alloc(Desc::Pointee(k as u32), bytes.len() as u64, true)
@@ -658,8 +672,21 @@ impl<'a> Interp<'a> {
                         o.escaped = true;
                     }
                     self.pointees.push(id);
+                    placed.push((path, id));
                     let ptr = encode(id, 0).to_le_bytes();
                     let at = *off as usize;
+                    if !parent.is_empty() {
+                        // Inside the buffer of an earlier link.
+                        let Some(&(_, pid)) = placed.iter().find(|(p, _)| *p == parent) else {
+                            return bad("links a member of a buffer it does not link");
+                        };
+                        self.mem
+                            .write(encode(pid, *off), &ptr, &[true; 8])
+                            .map_err(|_| {
+                                RunError::BadArgs(format!("{what} has a member link past its end"))
+                            })?;
+                        continue;
+                    }
                     match &mut data {
                         Data::Agg(b, _) => match b.get_mut(at..at + 8) {
                             Some(dst) => dst.copy_from_slice(&ptr),

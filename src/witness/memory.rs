@@ -13,7 +13,7 @@
 //! undefined behaviour, so a candidate that is too small is discarded, never mistaken for a
 //! difference.
 
-use crate::interp::{self, Arg, Observed, Target, Value};
+use crate::interp::{self, Arg, Link, Target, Value};
 use crate::ir::{CType, Program};
 
 /// How a witness sets one parameter.
@@ -86,10 +86,10 @@ pub enum Input {
     /// A valid pointer to an object the witness does not know ([`Shape::Opaque`]): a run that
     /// accesses it is no test.
     Opaque,
-    /// A buffer or aggregate whose pointer members at these byte offsets (in its first
-    /// element) point to fresh buffers holding these bytes (one level: the pointers inside
-    /// them are null).
-    Linked(Box<Input>, Vec<(u64, Vec<u8>)>),
+    /// A buffer or aggregate whose pointer members (in its first element) point to fresh
+    /// buffers, and pointer members of those to buffers of their own ([`Link`], at most
+    /// [`LINK_DEPTH`] levels; the pointers inside the last level are null).
+    Linked(Box<Input>, Vec<Link>),
 }
 
 impl Input {
@@ -155,27 +155,35 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
         }
         (Input::SameAs(j), _) => params.get(*j).map_or("?".into(), |p| p.name.clone()),
         (Input::Linked(base, links), shape) => {
-            // The base with its linked members non-null, then each member's buffer.
+            // The base with its linked members non-null, then each member's buffer (its own
+            // linked members shown as `non-null`).
             let mut marked = (**base).clone();
             if let Input::Buffer(b) | Input::Misaligned(b, _) | Input::Aggregate(b) = &mut marked {
-                for (off, _) in links {
-                    if let Some(x) = b.get_mut(*off as usize) {
+                for l in links.iter().filter(|l| l.path.len() == 1) {
+                    if let Some(x) = b.get_mut(l.path[0] as usize) {
                         *x = 1;
                     }
                 }
             }
             let mut s = input_text(prog, params, k, &marked);
-            let name = &params[k].name;
-            let slots = link_slots(prog, shape);
-            for (off, bytes) in links {
-                let Some((_, path, elem)) = slots.iter().find(|(o, ..)| o == off) else {
+            for l in links {
+                let Some((member, elem)) = link_target(prog, shape, &params[k].name, &l.path)
+                else {
                     continue;
                 };
-                let member = match (shape, path.strip_prefix('.')) {
-                    (Shape::Buffer { .. }, Some(p)) => format!("{name}->{p}"),
-                    _ => format!("{name}{path}"),
-                };
-                s.push_str(&format!(", {member} = {}", buffer_text(prog, elem, bytes)));
+                let mut bytes = l.bytes.clone();
+                for c in links
+                    .iter()
+                    .filter(|c| c.path.split_last().map(|x| x.1) == Some(&l.path[..]))
+                {
+                    if let Some(x) = c.path.last().and_then(|&o| bytes.get_mut(o as usize)) {
+                        *x = 1;
+                    }
+                }
+                s.push_str(&format!(
+                    ", {member} = {}",
+                    buffer_text(prog, &elem, &bytes)
+                ));
             }
             s
         }
@@ -185,30 +193,86 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
     }
 }
 
-/// Most pointer members of one input a witness points at buffers.
+/// Most pointer members of one object a witness points at buffers.
 const MAX_LINKS: usize = 16;
+
+/// Most levels of [`Link`]s: `a->format` and `a->format->data`.
+pub const LINK_DEPTH: usize = 2;
+
+/// The C access (`a->format->data`) and element type of the buffer at link `path` of the
+/// input `name` of `shape` ([`link_slots`] level by level); `None` if the path names no slot.
+pub fn link_target(
+    prog: &Program,
+    shape: &Shape,
+    name: &str,
+    path: &[u64],
+) -> Option<(String, CType)> {
+    let mut shape = shape.clone();
+    let mut access = name.to_string();
+    let mut elem = None;
+    for off in path {
+        let (_, p, e) = link_slots(prog, &shape)
+            .into_iter()
+            .find(|(o, ..)| o == off)?;
+        access = match (&shape, p.strip_prefix('.')) {
+            (Shape::Buffer { .. }, Some(m)) => format!("{access}->{m}"),
+            _ => format!("{access}{p}"),
+        };
+        shape = Shape::Buffer {
+            elem_size: prog.size_of(&e),
+            elem: e.clone(),
+        };
+        elem = Some(e);
+    }
+    Some((access, elem?))
+}
+
+/// The struct a `void *` member is taken to point to: the largest one the file converts a
+/// `void *` to ([`Program::void_targets`]), so that any of the conversions reads inside it;
+/// `None` when there is none (the member then points to bytes).
+pub fn void_target(prog: &Program) -> Option<CType> {
+    prog.void_targets
+        .iter()
+        .map(|s| CType::Struct(*s))
+        .filter(|t| {
+            matches!(
+                Shape::of(prog, &CType::Ptr(Box::new(t.clone()))),
+                Some(Shape::Buffer { .. })
+            )
+        })
+        .filter(|t| prog.size_of(t) <= MAX_POINTEE_BYTES as u64)
+        .max_by_key(|t| prog.size_of(t))
+}
+
+/// Largest buffer a link points to, in bytes.
+const MAX_POINTEE_BYTES: usize = 1 << 16;
 
 /// The pointers an input of `shape` can point at fresh buffers ([`Input::Linked`]): byte
 /// offset, access path (`.a.p` of a struct, `[1]` of an array of pointers), and the buffer's
-/// element type. For a buffer of structs, the members of its first element; for a buffer of
-/// pointers (`char **argv`), its first elements.
+/// element type (for a `void *` member, see [`void_target`]). For a buffer of structs, the
+/// members of its first element; for a buffer of pointers (`char **argv`), its first elements.
 pub fn link_slots(prog: &Program, shape: &Shape) -> Vec<(u64, String, CType)> {
-    let pointee = |t: &CType| match Shape::of(prog, t) {
-        Some(Shape::Buffer { elem, .. }) => Some(elem),
+    let pointee = |t: &CType| match (t, Shape::of(prog, t)) {
+        (CType::Ptr(p), Some(Shape::Buffer { .. })) if **p == CType::Void => {
+            Some(void_target(prog).unwrap_or(CType::UCHAR))
+        }
+        (_, Some(Shape::Buffer { elem, .. })) => Some(elem),
         _ => None,
     };
     match shape {
         Shape::Buffer { elem, .. } | Shape::Aggregate { ty: elem, .. }
             if matches!(elem, CType::Struct(_)) =>
         {
-            let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, elem, 256) else {
-                return vec![];
-            };
-            leaves
-                .into_iter()
-                .filter_map(|(path, off, t)| Some((off, path, pointee(&t)?)))
-                .take(MAX_LINKS)
-                .collect()
+            let mut out: Vec<(u64, String, CType)> = vec![];
+            for (off, path, t) in pointer_members(prog, elem) {
+                // Union members that share a place: the first one.
+                if out.iter().all(|(o, ..)| *o != off) {
+                    if let Some(e) = pointee(&t) {
+                        out.push((off, path, e));
+                    }
+                }
+            }
+            out
         }
         Shape::Buffer { elem, elem_size } if elem.is_pointer() => match pointee(elem) {
             Some(e) => (0..POINTER_LINKS)
@@ -222,6 +286,74 @@ pub fn link_slots(prog: &Program, shape: &Shape) -> Vec<(u64, String, CType)> {
 
 /// Elements of a buffer of pointers that can point at buffers ([`link_slots`]).
 const POINTER_LINKS: u64 = 2;
+
+/// The pointer members of struct `t` (in nested structs and unions too, and the first
+/// elements of small arrays of pointers), in layout order: offset, access path, type. Not
+/// [`crate::ir::scalar_leaves`]: large structs with unions and big arrays (libarchive's
+/// `struct archive_read`) have pointer members worth linking too.
+fn pointer_members(prog: &Program, t: &CType) -> Vec<(u64, String, CType)> {
+    fn go(
+        prog: &Program,
+        t: &CType,
+        path: String,
+        off: u64,
+        depth: usize,
+        out: &mut Vec<(u64, String, CType)>,
+    ) {
+        if out.len() >= MAX_POINTER_MEMBERS {
+            return;
+        }
+        match t {
+            CType::Ptr(_) => out.push((off, path, t.clone())),
+            CType::Array(e, Some(n)) if e.is_pointer() => {
+                for k in 0..(*n).min(POINTER_LINKS) {
+                    out.push((
+                        off + k * prog.size_of(e),
+                        format!("{path}[{k}]"),
+                        (**e).clone(),
+                    ));
+                }
+            }
+            CType::Struct(s) if depth < 4 => {
+                let Some(d) = prog.structs.get(s.index()).filter(|d| d.complete) else {
+                    return;
+                };
+                for fl in &d.fields {
+                    let p = if fl.name.is_empty() {
+                        path.clone()
+                    } else {
+                        format!("{path}.{}", fl.name)
+                    };
+                    go(prog, &fl.ty, p, off + fl.offset, depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![];
+    go(prog, t, String::new(), 0, 0, &mut out);
+    out
+}
+
+/// Most pointer members [`pointer_members`] lists.
+const MAX_POINTER_MEMBERS: usize = 4096;
+
+/// Of `slots`, those whose member the code accesses ([`Alphabet::members`]), or all when it
+/// accesses none of them (the pointer is passed on); at most [`MAX_LINKS`].
+fn used_first(slots: Vec<(u64, String, CType)>, alpha: &Alphabet) -> Vec<(u64, String, CType)> {
+    let used = |p: &str| {
+        p.starts_with('[')
+            || p.rsplit('.')
+                .next()
+                .is_some_and(|m| alpha.members.contains(m.split('[').next().unwrap_or(m)))
+    };
+    let (mut a, b): (Vec<_>, Vec<_>) = slots.into_iter().partition(|(_, p, _)| used(p));
+    if a.is_empty() {
+        a = b;
+    }
+    a.truncate(MAX_LINKS);
+    a
+}
 
 /// The C name of `ty` for the reader (`char`, `unsigned long`, `struct P`).
 pub fn type_name(prog: &Program, ty: &CType) -> String {
@@ -262,6 +394,9 @@ pub fn buffer_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
     let esize = prog.size_of(elem).max(1) as usize;
     let n = bytes.len() / esize;
     let ty = type_name(prog, elem);
+    if is_char(elem) && n > 1 && bytes.iter().all(|&b| b == 0) {
+        return format!("({ty}[{n}]){{0}}");
+    }
     if is_char(elem) {
         let terminated = bytes.last() == Some(&0) && !bytes[..bytes.len() - 1].contains(&0);
         return if terminated && ty == "char" {
@@ -270,8 +405,17 @@ pub fn buffer_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
             format!("({ty}[{n}]){{{}}}", string_literal(bytes))
         };
     }
-    let elems: Vec<String> = bytes
-        .chunks(esize)
+    // Trailing zero elements are left out, as C's initializers allow (`{0}` for all).
+    let chunks: Vec<&[u8]> = bytes.chunks(esize).collect();
+    let shown = chunks
+        .iter()
+        .rposition(|c| c.iter().any(|&b| b != 0))
+        .map_or(0, |i| i + 1);
+    if shown == 0 && n > 1 {
+        return format!("({ty}[{n}]){{0}}");
+    }
+    let elems: Vec<String> = chunks[..shown.max(1).min(chunks.len())]
+        .iter()
         .map(|c| element_text(prog, elem, c))
         .collect();
     format!("({ty}[{n}]){{{}}}", elems.join(", "))
@@ -323,7 +467,7 @@ fn element_text(prog: &Program, elem: &CType, bytes: &[u8]) -> String {
 /// interpreter and the native harness compare members so.
 pub fn aggregate_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
     let Some(leaves) = crate::ir::scalar_leaves(&prog.structs, ty, 256) else {
-        return Observed::aggregate(&prog.structs, ty, bytes, &vec![true; bytes.len()]).to_c();
+        return sparse_text(prog, ty, bytes);
     };
     let parts: Vec<String> = leaves
         .iter()
@@ -342,6 +486,70 @@ pub fn aggregate_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
         .collect();
     format!("{{{}}}", parts.join(", "))
 }
+
+/// A large struct's bytes (one with unions, or too many members to list) as a designated
+/// initializer of its non-zero members only, as C reads one (`{.format = non-null}`; `{0}`
+/// when all are zero); a union that is not all zero shows its bytes.
+fn sparse_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
+    fn go(
+        prog: &Program,
+        t: &CType,
+        path: String,
+        off: usize,
+        bytes: &[u8],
+        out: &mut Vec<String>,
+    ) {
+        let size = prog.size_of(t) as usize;
+        let Some(b) = bytes.get(off..off + size) else {
+            return;
+        };
+        if b.iter().all(|&x| x == 0) || out.len() >= SPARSE_MEMBERS {
+            return;
+        }
+        match t {
+            t if t.is_pointer() => out.push(format!("{path} = non-null")),
+            t if t.is_scalar() => out.push(format!(
+                "{path} = {}",
+                interp::scalar_from_bytes(t, b)
+                    .map_or_else(|| "?".into(), |v| interp::format_value(&v, t))
+            )),
+            CType::Array(e, Some(n)) => {
+                let es = prog.size_of(e) as usize;
+                for k in 0..*n as usize {
+                    go(prog, e, format!("{path}[{k}]"), off + k * es, bytes, out);
+                }
+            }
+            CType::Struct(s)
+                if prog
+                    .structs
+                    .get(s.index())
+                    .is_some_and(|d| !d.is_union && d.complete) =>
+            {
+                for fl in &prog.structs[s.index()].fields {
+                    let p = if fl.name.is_empty() {
+                        path.clone()
+                    } else {
+                        format!("{path}.{}", fl.name)
+                    };
+                    go(prog, &fl.ty, p, off + fl.offset as usize, bytes, out);
+                }
+            }
+            _ => out.push(format!("{path} = {}", string_literal(b))),
+        }
+    }
+    let mut out = vec![];
+    go(prog, ty, String::new(), 0, bytes, &mut out);
+    if out.is_empty() {
+        return "{0}".into();
+    }
+    if out.len() >= SPARSE_MEMBERS {
+        out.push("…".into());
+    }
+    format!("{{{}}}", out.join(", "))
+}
+
+/// Most members [`sparse_text`] lists.
+const SPARSE_MEMBERS: usize = 64;
 
 /// `bytes` as a C string literal (no NUL added). A hex escape followed by a hex digit ends the
 /// literal and starts another, so the escape cannot swallow the digit.
@@ -413,6 +621,9 @@ pub struct Alphabet {
     pub ints: Vec<i128>,
     /// Bytes for strings: the code's character constants, then letters and edge bytes.
     pub bytes: Vec<u8>,
+    /// Names of the struct members the code accesses: the pointer members among them are
+    /// the ones worth pointing at buffers ([`link_slots`]).
+    pub members: std::collections::BTreeSet<String>,
 }
 
 impl Alphabet {
@@ -440,7 +651,17 @@ impl Alphabet {
                 bytes.push(b);
             }
         }
-        Alphabet { ints, bytes }
+        Alphabet {
+            ints,
+            bytes,
+            members: Default::default(),
+        }
+    }
+
+    /// This alphabet, knowing the code accesses these members.
+    pub fn with_members(mut self, names: impl IntoIterator<Item = String>) -> Alphabet {
+        self.members.extend(names);
+        self
     }
 }
 
@@ -589,7 +810,7 @@ fn candidates(
     // Objects whose pointer members point to buffers come first: code that follows a member
     // (`s->buf[i]`, `sess->handles[v]`) gets past its null checks only with them, and the
     // later strategies run with the first candidate.
-    let slots = link_slots(prog, shape);
+    let slots = used_first(link_slots(prog, shape), alpha);
     if !slots.is_empty() {
         let mut linked = vec![];
         match shape {
@@ -598,10 +819,7 @@ fn candidates(
             Shape::Buffer { elem_size, elem } if elem.is_pointer() => {
                 for n in 1..=slots.len() {
                     for small in [true, false] {
-                        let links = slots[..n]
-                            .iter()
-                            .map(|(off, _, elem)| (*off, pointee_bytes(prog, elem, small)))
-                            .collect();
+                        let links = links_of(prog, &slots[..n], small, alpha);
                         let base = Input::Buffer(vec![0; (n + 1) * *elem_size as usize]);
                         linked.push(Input::Linked(Box::new(base), links));
                     }
@@ -614,10 +832,7 @@ fn candidates(
             _ => {
                 for base in out.iter().take(3) {
                     for small in [true, false] {
-                        let links = slots
-                            .iter()
-                            .map(|(off, _, elem)| (*off, pointee_bytes(prog, elem, small)))
-                            .collect();
+                        let links = links_of(prog, &slots, small, alpha);
                         linked.push(Input::Linked(Box::new(base.clone()), links));
                     }
                 }
@@ -641,13 +856,55 @@ fn candidates(
     out
 }
 
+/// Links for `slots` (of an input's object) and, a level down, for the pointer members of
+/// the structs they point to ([`LINK_DEPTH`]), parents first; contents by [`pointee_bytes`].
+fn links_of(
+    prog: &Program,
+    slots: &[(u64, String, CType)],
+    small: bool,
+    alpha: &Alphabet,
+) -> Vec<Link> {
+    let mut links: Vec<Link> = slots
+        .iter()
+        .map(|(off, _, elem)| Link {
+            path: vec![*off],
+            bytes: pointee_bytes(prog, elem, small),
+        })
+        .collect();
+    for (off, _, elem) in slots {
+        if !matches!(elem, CType::Struct(_)) || LINK_DEPTH < 2 {
+            continue;
+        }
+        let inner = Shape::Buffer {
+            elem: elem.clone(),
+            elem_size: prog.size_of(elem),
+        };
+        for (o, _, e) in used_first(link_slots(prog, &inner), alpha) {
+            if links.len() >= 2 * MAX_LINKS {
+                return links;
+            }
+            links.push(Link {
+                path: vec![*off, o],
+                bytes: pointee_bytes(prog, &e, small),
+            });
+        }
+    }
+    links
+}
+
 /// The contents of a buffer a pointer member points to: a short string, a few distinct
-/// elements (`small`), or sixteen zero elements (null pointers, zero counts).
+/// elements (`small`), or sixteen zero elements (null pointers, zero counts); one element
+/// where sixteen would pass [`MAX_POINTEE_BYTES`] (a `void *` member's large struct).
 fn pointee_bytes(prog: &Program, elem: &CType, small: bool) -> Vec<u8> {
+    let size = prog.size_of(elem).max(1) as usize;
     match (small, is_char(elem)) {
         (true, true) => b"ab\0".to_vec(),
-        (true, false) if !elem.is_pointer() => buffer_of(prog, elem, &[1, 2, 3, 4], true),
-        _ => vec![0; 16 * prog.size_of(elem).max(1) as usize],
+        (true, false) if !elem.is_pointer() && 4 * size <= MAX_POINTEE_BYTES => {
+            buffer_of(prog, elem, &[1, 2, 3, 4], true)
+        }
+        (true, false) if !elem.is_pointer() => element_bytes(prog, elem, 1, true),
+        _ if 16 * size <= MAX_POINTEE_BYTES => vec![0; 16 * size],
+        _ => vec![0; size],
     }
 }
 

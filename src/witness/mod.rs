@@ -511,6 +511,10 @@ struct Runner<'a> {
     func: &'a str,
     /// The function's parameters, then the globals a strategy sets ([`Runner::n_params`]).
     params: Vec<Param>,
+    /// The new version's types of parameters whose integer type the patch changed
+    /// (`int length` → `size_t length`), by position: a value is an input only if both types
+    /// hold it.
+    retyped: Vec<(usize, CType)>,
     /// How many of `params` are the function's parameters (all of them unless a strategy
     /// added globals after them).
     n_params: usize,
@@ -580,6 +584,12 @@ impl Runner<'_> {
                     if let (Value::Int(x), Ok(want)) = (val, v.parse::<i128>()) {
                         if p.ty.is_integer() && *x != want {
                             return None;
+                        }
+                    }
+                    if let Some((_, t)) = self.retyped.iter().find(|(i, _)| *i == k) {
+                        match interp::parse_arg(v, t) {
+                            Ok(Value::Int(y)) if Some(y) == v.parse::<i128>().ok() => {}
+                            _ => return None,
                         }
                     }
                     interp::format_value(val, &p.ty)
@@ -908,6 +918,7 @@ pub fn search(
         new,
         func,
         params: vec![],
+        retyped: vec![],
         n_params: usize::MAX,
         fill: vec![],
         opts,

@@ -15,7 +15,7 @@ use super::{concolic, dfa, witness_params, Runner, Witness};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
-use crate::ir::{CType, VarKind};
+use crate::ir::{CType, Program, VarKind};
 
 /// Integer points of the differing states' inputs, in parameter order (0 where a state does not
 /// constrain a parameter).
@@ -41,12 +41,25 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
         return None;
     }
     let params = witness_params(&old.program, fo)?;
-    if !same_shapes(old, new, &params, &witness_params(&new.program, fnew)?) {
+    let new_params = witness_params(&new.program, fnew)?;
+    if !same_shapes(old, new, &params, &new_params) {
         return None;
     }
+    r.retyped = params
+        .iter()
+        .zip(&new_params)
+        .enumerate()
+        .filter(|(_, (p, q))| p.ty != q.ty && p.shape.is_scalar())
+        .map(|(k, (_, q))| (k, q.ty.clone()))
+        .collect();
     r.params = params.clone();
     r.n_params = params.len();
-    let alpha = memory::Alphabet::new(constants(fo).into_iter().chain(constants(fnew)));
+    let alpha = memory::Alphabet::new(constants(fo).into_iter().chain(constants(fnew)))
+        .with_members(
+            members(&old.program, fo)
+                .into_iter()
+                .chain(members(&new.program, fnew)),
+        );
     let cands = memory::Candidates::new(&old.program, &params, &alpha);
     r.fill = cands
         .per_param
@@ -485,29 +498,28 @@ fn global_seeds(
 /// Whether both versions' parameters are set the same way: equal scalar types, buffers and
 /// aggregates of the same layout (the bytes of an input mean the same in both).
 fn same_shapes(old: &GclProgram, new: &GclProgram, a: &[Param], b: &[Param]) -> bool {
-    let layout = |prog: &GclProgram, t: &CType| {
-        let p = &prog.program;
-        crate::ir::scalar_leaves(&p.structs, t, 256).map(|ls| {
-            ls.into_iter()
-                .map(|(path, off, t)| {
-                    let kind = if t.is_pointer() {
-                        "pointer".to_string()
-                    } else {
-                        format!("{t:?}")
-                    };
-                    (path, off, kind)
-                })
-                .collect::<Vec<_>>()
-        })
+    let (po, pn) = (&old.program, &new.program);
+    // What a `void *` member's link points to (`memory::link_slots`) must be laid out alike,
+    // and its members' buffers (it is a first-level link at most). A new version that reads
+    // one as a struct where the old one has none would read past the old one's bytes.
+    let void_ok = match (memory::void_target(po), memory::void_target(pn)) {
+        (None, None) | (Some(_), None) => true,
+        (Some(x), Some(y)) => same_layout(po, &x, pn, &y, 1, &mut Default::default()),
+        (None, Some(_)) => !a.iter().any(|p| match &p.shape {
+            Shape::Buffer { elem: t, .. } | Shape::Aggregate { ty: t, .. } => {
+                reaches_void(po, t, memory::LINK_DEPTH, &mut Default::default())
+            }
+            _ => false,
+        }),
     };
     let same = |x: &CType, y: &CType| {
-        old.program.size_of(x) == new.program.size_of(y)
-            && layout(old, x).is_some()
-            && layout(old, x) == layout(new, y)
+        void_ok && same_layout(po, x, pn, y, memory::LINK_DEPTH, &mut Default::default())
     };
     a.len() == b.len()
         && a.iter().zip(b).all(|(p, q)| match (&p.shape, &q.shape) {
-            (Shape::Scalar(x), Shape::Scalar(y)) => x == y,
+            // An integer parameter the patch retyped takes the values both types hold
+            // (`Runner::retyped`).
+            (Shape::Scalar(x), Shape::Scalar(y)) => x == y || (x.is_integer() && y.is_integer()),
             (Shape::Buffer { elem: x, .. }, Shape::Buffer { elem: y, .. })
             | (Shape::Aggregate { ty: x, .. }, Shape::Aggregate { ty: y, .. }) => same(x, y),
             (Shape::Opaque(_), Shape::Opaque(_)) => true,
@@ -526,6 +538,106 @@ fn constants(f: &GclFunction) -> Vec<i128> {
                 }
             }
         });
+    }
+    out
+}
+
+/// Whether an object of type `t` has a `void *` member a witness links, `links` levels down.
+fn reaches_void(
+    prog: &Program,
+    t: &CType,
+    links: usize,
+    seen: &mut std::collections::HashSet<(usize, usize)>,
+) -> bool {
+    match t {
+        CType::Ptr(p) if **p == CType::Void => links > 0,
+        CType::Ptr(p) => links > 0 && reaches_void(prog, p, links - 1, seen),
+        CType::Array(e, _) => reaches_void(prog, e, links, seen),
+        CType::Struct(s) if seen.insert((s.index(), links)) => {
+            prog.structs.get(s.index()).is_some_and(|d| {
+                d.fields
+                    .iter()
+                    .any(|f| reaches_void(prog, &f.ty, links, seen))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Whether `x` of `po` and `y` of `pn` have one layout: the same scalars at the same offsets
+/// under the same member names, and the same for what their pointers point to, `links`
+/// pointers down (the buffers a witness links, `memory::LINK_DEPTH` levels, are read by both
+/// versions as their own types; the pointers inside the last level are null). `seen`: what was
+/// already compared or is being compared, taken as alike (recursive types).
+fn same_layout(
+    po: &Program,
+    x: &CType,
+    pn: &Program,
+    y: &CType,
+    links: usize,
+    seen: &mut std::collections::HashSet<(usize, usize, usize)>,
+) -> bool {
+    match (x, y) {
+        (CType::Ptr(_), CType::Ptr(_)) if links == 0 => true,
+        (CType::Ptr(a), CType::Ptr(b)) => same_layout(po, a, pn, b, links - 1, seen),
+        (CType::Array(a, n), CType::Array(b, m)) => {
+            n == m && same_layout(po, a, pn, b, links, seen)
+        }
+        (CType::Struct(s), CType::Struct(t)) => {
+            if !seen.insert((s.index(), t.index(), links)) {
+                return true;
+            }
+            let (Some(d), Some(e)) = (po.structs.get(s.index()), pn.structs.get(t.index())) else {
+                return false;
+            };
+            d.complete == e.complete
+                && d.is_union == e.is_union
+                && d.size == e.size
+                && d.fields.len() == e.fields.len()
+                && d.fields.iter().zip(&e.fields).all(|(f, g)| {
+                    f.name == g.name
+                        && f.offset == g.offset
+                        && same_layout(po, &f.ty, pn, &g.ty, links, seen)
+                })
+        }
+        (CType::Func(_), CType::Func(_)) => true,
+        _ => x == y,
+    }
+}
+
+/// Names of the struct members `f` accesses (reads, writes, takes the address of).
+fn members(prog: &crate::ir::Program, f: &GclFunction) -> Vec<String> {
+    use crate::ir::{ExprKind, Place};
+    fn place(prog: &crate::ir::Program, p: &Place, out: &mut Vec<String>) {
+        match p {
+            Place::Field(b, s, k, _) => {
+                if let Some(fl) = prog
+                    .structs
+                    .get(s.index())
+                    .and_then(|d| d.fields.get(*k as usize))
+                {
+                    out.push(fl.name.clone());
+                }
+                place(prog, b, out);
+            }
+            Place::Index(b, ..) => place(prog, b, out),
+            Place::Var(_) | Place::Deref(..) => {}
+        }
+    }
+    let mut out = vec![];
+    for i in &f.instrs {
+        i.kind.walk_exprs(&mut |e| {
+            if let ExprKind::Load(p) | ExprKind::AddrOf(p) = &e.kind {
+                place(prog, p, &mut out);
+            }
+        });
+        match &i.kind {
+            crate::gcl::InstrKind::Assign(p, _)
+            | crate::gcl::InstrKind::Havoc(p)
+            | crate::gcl::InstrKind::ZeroFill(p)
+            | crate::gcl::InstrKind::Call { dest: Some(p), .. } => place(prog, p, &mut out),
+            _ => {}
+        }
     }
     out
 }

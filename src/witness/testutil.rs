@@ -60,6 +60,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         func,
         n_params: params.len(),
         params,
+        retyped: vec![],
         fill: vec![],
         opts: &opts,
         runs: 0,

@@ -97,6 +97,8 @@ struct Ctx<'a> {
     /// Functions called without a declaration whose result is converted to a pointer (passed
     /// as one, assigned to one, cast to one) somewhere.
     pointer_results: std::collections::BTreeSet<String>,
+    /// See [`Program::void_targets`].
+    void_targets: std::collections::BTreeSet<crate::ir::StructId>,
     /// Those a function called without a declaration is assumed to return `void *` for: the
     /// missing header surely declared them so (an `int` would not hold a pointer on LP64).
     assumed_pointer: std::collections::BTreeSet<String>,
@@ -190,6 +192,7 @@ fn lower_pass(
         notes: vec![],
         undeclared_calls: vec![],
         pointer_results: Default::default(),
+        void_targets: Default::default(),
         assumed_pointer,
         opaque_undeclared,
         opaque: HashMap::new(),
@@ -278,6 +281,7 @@ fn lower_pass(
         in_headers: cx.in_headers,
         long_double_lines: cx.tables.long_double_lines,
         prelude: vec![],
+        void_targets: cx.void_targets.into_iter().collect(),
     };
     Ok((prog, pointers))
 }

@@ -349,8 +349,14 @@ impl Ctx<'_> {
     }
 
     /// Records the function called without a declaration whose result `x` is, when it is
-    /// converted to the pointer type `to` (see [`Ctx::pointer_results`]).
+    /// converted to the pointer type `to` (see [`Ctx::pointer_results`]), and the struct a
+    /// `void *` is converted to ([`crate::ir::Program::void_targets`]).
     pub(super) fn note_pointer_use(&mut self, x: &Expr, to: &CType) {
+        if let (CType::Ptr(from), CType::Ptr(t)) = (&x.ty, to) {
+            if let (CType::Void, CType::Struct(s)) = (&**from, &**t) {
+                self.void_targets.insert(*s);
+            }
+        }
         if let (ExprKind::Var(v), true) = (&x.kind, to.is_pointer()) {
             if let Some(n) = self.f.as_ref().and_then(|f| f.undeclared_results.get(v)) {
                 self.pointer_results.insert(n.clone());

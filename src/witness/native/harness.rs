@@ -196,12 +196,25 @@ pub(super) fn harness(
             _ if links.is_empty() => String::new(),
             _ => return Err(format!("parameter `{name}` links members of no object")),
         };
-        for (j, (off, b)) in links.iter().enumerate() {
+        for (j, l) in links.iter().enumerate() {
+            let Some((off, parent)) = l.path.split_last() else {
+                return Err(format!("parameter `{name}` links a member with no place"));
+            };
+            // Into the object, or into the buffer of an earlier link.
+            let into = if parent.is_empty() {
+                object.clone()
+            } else {
+                match links[..j].iter().position(|p| p.path == parent) {
+                    Some(p) => format!("dizy_l{i}_{p}"),
+                    None => return Err(format!("parameter `{name}` links into no buffer")),
+                }
+            };
+            let b = &l.bytes;
             s.push_str(&format!(
                 "    unsigned char *dizy_l{i}_{j} = __builtin_malloc({});
     if (!dizy_l{i}_{j}) return 3;
                  \x20   __builtin_memcpy(dizy_l{i}_{j}, \"{}\", {});
-                 \x20   __builtin_memcpy({object} + {off}, &dizy_l{i}_{j}, sizeof(void *));
+                 \x20   __builtin_memcpy({into} + {off}, &dizy_l{i}_{j}, sizeof(void *));
 ",
                 b.len().max(1),
                 octal_bytes(b),
