@@ -594,6 +594,7 @@ impl<'a> Interp<'a> {
                     norm(int(2), 64, false) as u64,
                 );
                 if n > 0 {
+                    self.big_op(n)?;
                     self.mem.fill(p, n, c).map_err(|e| self.mem_err(e))?;
                 }
                 Ok((vals[0], void_ptr))
@@ -605,6 +606,7 @@ impl<'a> Interp<'a> {
                     as_addr(vals[1]),
                     norm(int(2), 64, false) as u64,
                 );
+                self.big_op(n)?;
                 self.copy_bytes(d, s, n)?;
                 Ok((vals[0], void_ptr))
             }

@@ -43,6 +43,9 @@ use crate::ir::{CType, VarId};
 /// How often (in steps) the clock is read when there is a deadline.
 const DEADLINE_STEPS: u64 = 1 << 14;
 
+/// Bytes from which a library call reads the deadline itself ([`Interp::big_op`]).
+const BIG_OP_BYTES: u64 = 1 << 20;
+
 /// Default step budget (instructions executed, including those skipped by their guard).
 pub const DEFAULT_BUDGET: u64 = 10_000_000;
 /// Maximum call depth (frames on the interpreter's stack).
@@ -716,6 +719,16 @@ impl<'a> Interp<'a> {
             },
         };
         Ok(data)
+    }
+
+    /// Before a library function handles `bytes` bytes (`memcpy`, `memset`, `malloc`): a
+    /// megabyte or more is no ordinary step, so the deadline is read at once rather than after
+    /// [`DEADLINE_STEPS`] steps (a loop of such calls would overrun it by minutes).
+    fn big_op(&self, bytes: u64) -> Result<(), RunError> {
+        if bytes >= BIG_OP_BYTES && self.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return Err(RunError::Deadline);
+        }
+        Ok(())
     }
 
     fn run_top(&mut self, fi: usize, argv: Vec<Data>) -> Result<RunOutcome, RunError> {

@@ -898,3 +898,27 @@ fn observe_variables_at_exit() {
     let int = |v| Some(super::Observed::scalar(Value::Int(v), &CType::INT));
     assert_eq!(vals, vec![int(7), int(5), None]);
 }
+
+/// A loop of calls that each copy megabytes reads the deadline at every such call, not only
+/// every `DEADLINE_STEPS` steps (which would be minutes of copying here).
+#[test]
+fn large_library_calls_read_the_deadline() {
+    let src = "void *memset(void *, int, unsigned long);\n\
+               char buf[1 << 26];\n\
+               int f(int n) { int i; for (i = 0; i < n; i++) memset(buf, i, sizeof buf); return 0; }\n";
+    let prog = crate::frontend::parse_text(src.to_string(), "big.c").expect("parse");
+    let p = crate::gcl::flatten_program(prog).expect("flatten");
+    let start = std::time::Instant::now();
+    let r = Interp::new(&p)
+        .with_budget(u64::MAX)
+        .with_deadline(Some(start + std::time::Duration::from_millis(200)))
+        .call("f", &[Value::Int(1_000_000)]);
+    assert_eq!(r.unwrap_err(), RunError::Deadline);
+    // Without the check: 16,384 steps, about 5,000 memsets of 64 MiB, before the first look
+    // at the clock (about 50 s here; 0.3 s with it).
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}
