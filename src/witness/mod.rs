@@ -409,7 +409,10 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
         (Some(_), None) | (None, Some(_)) => return true,
         (None, None) => {}
     }
-    if !same_value(&a.ret, &b.ret) || a.output != b.output || a.calls != b.calls {
+    // A version that returns nothing (a `void` function that gained a result, or lost it)
+    // gives its caller no value to compare: the result alone is no difference.
+    let void = a.ret == "void" || b.ret == "void";
+    if (!void && !same_value(&a.ret, &b.ret)) || a.output != b.output || a.calls != b.calls {
         return true;
     }
     if a.memory
@@ -1004,5 +1007,32 @@ mod repair_tests {
             w.new
         );
         assert!(super::differ(&w.old, &w.new));
+    }
+}
+
+#[cfg(test)]
+mod void_result_tests {
+    use super::testutil::pair;
+
+    /// A `void` function that gains a result (libsndfile's `vorbis_write_samples`, which now
+    /// reports errors) differs only where its effects do: the new result alone is no witness.
+    #[test]
+    fn a_result_a_void_version_lacks_is_no_difference() {
+        let opts = super::Options {
+            time: std::time::Duration::from_secs(20),
+            ..Default::default()
+        };
+        let budget = crate::limits::Budget::unlimited();
+        let old = "void g(int);\nvoid f(int n) { g(n); }\n";
+        let same = "void g(int);\nint f(int n) { g(n); return 0; }\n";
+        let p = pair(old, same, "f");
+        let s = super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c), &budget);
+        assert!(s.witness.is_none(), "{:?}", s.witness.map(|w| w.inputs));
+        // An effect that differs still is one.
+        let fewer = "void g(int);\nint f(int n) { if (n > 3) return -1; g(n); return 0; }\n";
+        let p = pair(old, fewer, "f");
+        let s = super::search(&p.old, &p.new, "f", &p.d, &opts, Some(&p.c), &budget);
+        let w = s.witness.expect("a witness");
+        assert!(w.old.calls != w.new.calls, "{:?} / {:?}", w.old, w.new);
     }
 }
