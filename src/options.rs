@@ -13,18 +13,31 @@ use crate::limits::RunLimits;
 /// The numeric domain of the sub-states (`--domain`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Domain {
+    /// Octagons (native) for a proof, polyhedra where they do not prove the function
+    /// equivalent
+    Auto,
     Polyhedra,
+    /// Octagons, native implementation
     Octagon,
     Interval,
+    /// PPL's octagons (to compare with the native ones)
+    OctagonPpl,
 }
 
 impl Domain {
+    /// The domain whose analysis a report shows when the function is not proved equivalent.
     pub fn kind(self) -> dizy_domains::DomainKind {
         match self {
-            Domain::Polyhedra => dizy_domains::DomainKind::Polyhedra,
+            Domain::Auto | Domain::Polyhedra => dizy_domains::DomainKind::Polyhedra,
             Domain::Octagon => dizy_domains::DomainKind::Octagon,
             Domain::Interval => dizy_domains::DomainKind::Interval,
+            Domain::OctagonPpl => dizy_domains::DomainKind::PplOctagon,
         }
+    }
+
+    /// The cheaper domain tried first for a proof (`auto` only).
+    pub fn proof_domain(self) -> Option<dizy_domains::DomainKind> {
+        (self == Domain::Auto).then_some(dizy_domains::DomainKind::Octagon)
     }
 }
 
@@ -32,7 +45,7 @@ impl Domain {
 #[derive(Args, Clone, Debug)]
 pub struct AnalysisArgs {
     /// Numeric domain of the sub-states
-    #[arg(long, value_enum, default_value_t = Domain::Polyhedra)]
+    #[arg(long, value_enum, default_value_t = Domain::Auto)]
     pub domain: Domain,
     /// Canonization strategy bounding the number of sub-states
     #[arg(long, value_enum, default_value_t = Canon::JoinEquiv)]
@@ -73,7 +86,7 @@ pub struct AnalysisArgs {
 impl Default for AnalysisArgs {
     fn default() -> AnalysisArgs {
         AnalysisArgs {
-            domain: Domain::Polyhedra,
+            domain: Domain::Auto,
             canon: Canon::JoinEquiv,
             canon_point: CanonPoint::Diff,
             widen_delay: 2,
@@ -92,6 +105,7 @@ impl AnalysisArgs {
     pub fn analysis(&self) -> analysis::Options {
         analysis::Options {
             domain: self.domain.kind(),
+            proof_domain: self.domain.proof_domain(),
             canon: self.canon,
             canon_point: self.canon_point,
             widen_delay: self.widen_delay,

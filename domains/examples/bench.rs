@@ -6,7 +6,7 @@
 //! tagged variables known equal (`x₂ₖ₊₁ = x₂ₖ`), a chain `x₀ ≤ x₂ ≤ x₄ …`,
 //! and a bounded first variable. Writes `backend,dims,op,ns_per_op,iterations`
 //! to the CSV path given as the first argument (default
-//! `results/domains.csv`) and prints the octagon/polyhedra ratios.
+//! `results/domains.csv`) and prints the ratios between the relational backends.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -118,17 +118,32 @@ fn main() {
             .find(|t| t.0 == k && t.1 == n && t.2 == op)
             .map_or(f64::NAN, |t| t.3)
     };
-    println!("octagon / polyhedra time ratio (below 1: octagons faster)");
-    println!("{:>6} {}", "dims", OPS.map(|o| format!("{o:>8}")).join(""));
-    for n in DIMS {
-        let row: Vec<String> = OPS
-            .iter()
-            .map(|op| {
-                let r = get(DomainKind::Octagon, n, op) / get(DomainKind::Polyhedra, n, op);
-                format!("{r:>8.2}")
-            })
-            .collect();
-        println!("{n:>6} {}", row.join(""));
+    for (x, y, what) in [
+        (
+            DomainKind::Octagon,
+            DomainKind::Polyhedra,
+            "native octagons faster",
+        ),
+        (
+            DomainKind::Octagon,
+            DomainKind::PplOctagon,
+            "native octagons faster",
+        ),
+        (
+            DomainKind::PplOctagon,
+            DomainKind::Polyhedra,
+            "PPL's octagons faster",
+        ),
+    ] {
+        println!("{x} / {y} time ratio (below 1: {what})");
+        println!("{:>6} {}", "dims", OPS.map(|o| format!("{o:>8}")).join(""));
+        for n in DIMS {
+            let row: Vec<String> = OPS
+                .iter()
+                .map(|op| format!("{:>8.2}", get(x, n, op) / get(y, n, op)))
+                .collect();
+            println!("{n:>6} {}", row.join(""));
+        }
     }
     println!("growth from 4 to 64 dimensions (time(64) / time(4))");
     for kind in DomainKind::ALL {
@@ -136,7 +151,7 @@ fn main() {
             .iter()
             .map(|op| format!("{:>8.1}", get(kind, 64, op) / get(kind, 4, op)))
             .collect();
-        println!("{:>9} {}", kind.name(), row.join(""));
+        println!("{:>11} {}", kind.name(), row.join(""));
     }
     println!("wrote {out}");
 }

@@ -14,8 +14,8 @@ use std::str::FromStr;
 
 use crate::expr::{self, Expr};
 use crate::linear::{constraints_to_text, ConstraintKind, Dim, LinConstraint, LinExpr};
-use crate::num::Interval;
-use crate::{DomainError, Intervals, Octagons, Polyhedra, Result};
+use crate::num::{Bound, Interval};
+use crate::{DomainError, Intervals, NativeOctagons, Octagons, Polyhedra, Result};
 
 /// A numeric abstract domain: a set of points of `Zⁿ`/`Qⁿ` described by
 /// constraints over `n` numbered dimensions.
@@ -278,6 +278,41 @@ pub(crate) fn check_map(map: &[Option<Dim>], dims: usize) -> Result<usize> {
     Ok(k)
 }
 
+/// What `e ≠ 0` adds to a convex value on which `e` has the bounds `b`: the convex hull of
+/// the value minus the hyperplane.
+pub(crate) enum NeHull {
+    /// `e = 0` everywhere: nothing is left.
+    Bottom,
+    /// Over integers, `e ≥ 0` (or `≤ 0`) tightens to `e ≥ 1` (`≤ -1`): this `≤ 0` form.
+    Le(LinExpr),
+    /// The hull is the value itself.
+    Same,
+}
+
+pub(crate) fn ne_hull(b: Interval, e: &LinExpr, integral: bool) -> NeHull {
+    let zero = Bound::int(0);
+    if b.is_empty() {
+        NeHull::Same
+    } else if b.lower == zero && b.upper == zero {
+        NeHull::Bottom
+    } else if integral && b.lower == zero {
+        // e ≥ 0 ∧ e ≠ 0 ⇒ e ≥ 1, i.e. -e + 1 ≤ 0
+        e.checked_neg()
+            .and_then(|x| x.checked_add_constant(1))
+            .map_or(NeHull::Same, NeHull::Le)
+    } else if integral && b.upper == zero {
+        e.checked_add_constant(1).map_or(NeHull::Same, NeHull::Le)
+    } else {
+        NeHull::Same
+    }
+}
+
+/// The integer flags of a value combined from two: a dimension stays integer only if it is
+/// integer in both (real is the safe reading).
+pub(crate) fn merged_ints(a: &[bool], b: &[bool]) -> Vec<bool> {
+    a.iter().zip(b).map(|(x, y)| *x && *y).collect()
+}
+
 /// Validates a removal list; returns it sorted without duplicates.
 pub(crate) fn check_remove(ds: &[Dim], dims: usize) -> Result<Vec<Dim>> {
     let mut v = ds.to_vec();
@@ -298,15 +333,19 @@ pub(crate) fn check_remove(ds: &[Dim], dims: usize) -> Result<Vec<Dim>> {
 )]
 pub enum DomainKind {
     Polyhedra,
+    /// The native octagons ([`NativeOctagons`]).
     Octagon,
     Interval,
+    /// PPL's octagons ([`Octagons`]), kept to check the native ones against.
+    PplOctagon,
 }
 
 impl DomainKind {
-    pub const ALL: [DomainKind; 3] = [
+    pub const ALL: [DomainKind; 4] = [
         DomainKind::Polyhedra,
         DomainKind::Octagon,
         DomainKind::Interval,
+        DomainKind::PplOctagon,
     ];
 
     /// The name used on the command line (`--domain NAME`).
@@ -315,6 +354,7 @@ impl DomainKind {
             DomainKind::Polyhedra => "polyhedra",
             DomainKind::Octagon => "octagon",
             DomainKind::Interval => "interval",
+            DomainKind::PplOctagon => "octagon-ppl",
         }
     }
 
@@ -324,14 +364,16 @@ impl DomainKind {
     }
 
     /// The universe over `dims` integer dimensions whose operations (and those of every value
-    /// derived from it) each get at most `budget` units of PPL work; the interval domain needs
-    /// no budget (its operations are linear).
+    /// derived from it) each get at most `budget` units of PPL work; the native domains need
+    /// no budget (their operations are polynomial: linear for intervals, at most cubic in the
+    /// dimensions for octagons).
     pub fn top_budgeted(self, dims: usize, budget: Option<u64>) -> Result<AnyDomain> {
         let w = budget.unwrap_or(0);
         Ok(match self {
             DomainKind::Polyhedra => AnyDomain::Polyhedra(Polyhedra::top_budgeted(dims, w)?),
-            DomainKind::Octagon => AnyDomain::Octagon(Octagons::top_budgeted(dims, w)?),
+            DomainKind::Octagon => AnyDomain::Octagon(NativeOctagons::top(dims)?),
             DomainKind::Interval => AnyDomain::Interval(Intervals::top(dims)?),
+            DomainKind::PplOctagon => AnyDomain::PplOctagon(Octagons::top_budgeted(dims, w)?),
         })
     }
 
@@ -339,8 +381,9 @@ impl DomainKind {
     pub fn bottom(self, dims: usize) -> Result<AnyDomain> {
         Ok(match self {
             DomainKind::Polyhedra => AnyDomain::Polyhedra(Polyhedra::bottom(dims)?),
-            DomainKind::Octagon => AnyDomain::Octagon(Octagons::bottom(dims)?),
+            DomainKind::Octagon => AnyDomain::Octagon(NativeOctagons::bottom(dims)?),
             DomainKind::Interval => AnyDomain::Interval(Intervals::bottom(dims)?),
+            DomainKind::PplOctagon => AnyDomain::PplOctagon(Octagons::bottom(dims)?),
         })
     }
 }
@@ -362,7 +405,7 @@ impl FromStr for DomainKind {
 }
 
 /// The universe over `dims` integer dimensions of the backend called `name`
-/// (`polyhedra`, `octagon` or `interval`).
+/// (`polyhedra`, `octagon`, `interval` or `octagon-ppl`).
 pub fn make_domain(name: &str, dims: usize) -> Result<AnyDomain> {
     name.parse::<DomainKind>()?.top(dims)
 }
@@ -371,8 +414,9 @@ pub fn make_domain(name: &str, dims: usize) -> Result<AnyDomain> {
 #[derive(Clone, Debug)]
 pub enum AnyDomain {
     Polyhedra(Polyhedra),
-    Octagon(Octagons),
+    Octagon(NativeOctagons),
     Interval(Intervals),
+    PplOctagon(Octagons),
 }
 
 macro_rules! each {
@@ -381,6 +425,7 @@ macro_rules! each {
             AnyDomain::Polyhedra($d) => $e,
             AnyDomain::Octagon($d) => $e,
             AnyDomain::Interval($d) => $e,
+            AnyDomain::PplOctagon($d) => $e,
         }
     };
 }
@@ -391,6 +436,7 @@ macro_rules! each_new {
             AnyDomain::Polyhedra($d) => AnyDomain::Polyhedra($e),
             AnyDomain::Octagon($d) => AnyDomain::Octagon($e),
             AnyDomain::Interval($d) => AnyDomain::Interval($e),
+            AnyDomain::PplOctagon($d) => AnyDomain::PplOctagon($e),
         }
     };
 }
@@ -401,6 +447,7 @@ macro_rules! pair {
             (AnyDomain::Polyhedra($x), AnyDomain::Polyhedra($y)) => $wrap!(Polyhedra, $e),
             (AnyDomain::Octagon($x), AnyDomain::Octagon($y)) => $wrap!(Octagon, $e),
             (AnyDomain::Interval($x), AnyDomain::Interval($y)) => $wrap!(Interval, $e),
+            (AnyDomain::PplOctagon($x), AnyDomain::PplOctagon($y)) => $wrap!(PplOctagon, $e),
             (a, b) => Err(DomainError::KindMismatch {
                 left: a.kind(),
                 right: b.kind(),
@@ -427,6 +474,7 @@ impl NumDomain for AnyDomain {
             AnyDomain::Polyhedra(_) => DomainKind::Polyhedra,
             AnyDomain::Octagon(_) => DomainKind::Octagon,
             AnyDomain::Interval(_) => DomainKind::Interval,
+            AnyDomain::PplOctagon(_) => DomainKind::PplOctagon,
         }
     }
     fn dims(&self) -> usize {
@@ -476,6 +524,7 @@ impl NumDomain for AnyDomain {
             (AnyDomain::Polyhedra(a), AnyDomain::Polyhedra(b)) => a.join_assign(b),
             (AnyDomain::Octagon(a), AnyDomain::Octagon(b)) => a.join_assign(b),
             (AnyDomain::Interval(a), AnyDomain::Interval(b)) => a.join_assign(b),
+            (AnyDomain::PplOctagon(a), AnyDomain::PplOctagon(b)) => a.join_assign(b),
             (a, b) => Err(DomainError::KindMismatch {
                 left: a.kind(),
                 right: b.kind(),

@@ -11,7 +11,9 @@
 //! overflowing bound becomes ±∞ (in the direction that only enlarges the
 //! box).
 
-use crate::domain::{check_dim, check_expr, check_map, check_remove, check_same};
+use crate::domain::{
+    check_dim, check_expr, check_map, check_remove, check_same, merged_ints, ne_hull, NeHull,
+};
 use crate::linear::{normalize, ConstraintKind, Dim, LinConstraint, LinExpr, Norm};
 use crate::num::{Bound, Interval, Rat};
 use crate::{DomainError, DomainKind, NumDomain, Result};
@@ -260,11 +262,7 @@ impl Intervals {
     }
 
     fn merged_ints(&self, o: &Intervals) -> Vec<bool> {
-        self.ints
-            .iter()
-            .zip(&o.ints)
-            .map(|(a, b)| *a && *b)
-            .collect()
+        merged_ints(&self.ints, &o.ints)
     }
 }
 
@@ -374,22 +372,11 @@ impl NumDomain for Intervals {
                     self.refine_le(&ne);
                 }
             }
-            Some(Norm::Ne(e)) => {
-                let b = self.bounds(&e)?;
-                let zero = Bound::int(0);
-                if b.lower == zero && b.upper == zero {
-                    self.itvs = None;
-                } else if integral && b.lower == zero {
-                    // e ≥ 0 ∧ e ≠ 0 ⇒ e ≥ 1, i.e. -e + 1 ≤ 0
-                    if let Some(x) = e.checked_neg().and_then(|x| x.checked_add_constant(1)) {
-                        self.refine_le(&x);
-                    }
-                } else if integral && b.upper == zero {
-                    if let Some(x) = e.checked_add_constant(1) {
-                        self.refine_le(&x);
-                    }
-                }
-            }
+            Some(Norm::Ne(e)) => match ne_hull(self.bounds(&e)?, &e, integral) {
+                NeHull::Bottom => self.itvs = None,
+                NeHull::Le(x) => self.refine_le(&x),
+                NeHull::Same => {}
+            },
         }
         Ok(())
     }

@@ -10,7 +10,8 @@
 //! | name        | type          | implementation                                  |
 //! |-------------|---------------|-------------------------------------------------|
 //! | `polyhedra` | [`Polyhedra`] | PPL `C_Polyhedron`, BHRZ03 widening              |
-//! | `octagon`   | [`Octagons`]  | PPL `Octagonal_Shape<mpq_class>`, BHMZ05 widening |
+//! | `octagon`   | [`NativeOctagons`] | native half DBM over rationals, Miné's widening |
+//! | `octagon-ppl` | [`Octagons`] | PPL `Octagonal_Shape<mpq_class>`, BHMZ05 widening |
 //! | `interval`  | [`Intervals`] | native boxes over `i128` with ±∞                 |
 //!
 //! Dimensions are integer-valued by default (C integers); each can be
@@ -32,6 +33,7 @@ mod expr;
 mod interval;
 mod linear;
 mod num;
+mod octagon;
 pub mod ppl;
 mod ppl_domain;
 
@@ -40,6 +42,7 @@ pub use expr::Expr;
 pub use interval::Intervals;
 pub use linear::{ConstraintKind, Dim, LinConstraint, LinExpr};
 pub use num::{Bound, Interval, Rat};
+pub use octagon::NativeOctagons;
 pub use ppl_domain::{Octagons, Polyhedra, PplDomain};
 
 use std::fmt;

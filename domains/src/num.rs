@@ -49,6 +49,13 @@ impl Rat {
         Some(Rat { num: n, den: d })
     }
 
+    /// `num/den` already in lowest terms with `den > 0` (the caller's invariant, checked in
+    /// debug builds): the backends that store rationals unpacked rebuild them without a gcd.
+    pub(crate) fn from_parts(num: i128, den: i128) -> Rat {
+        debug_assert!(den > 0 && gcd(num, den) == 1 && num != i128::MIN);
+        Rat { num, den }
+    }
+
     /// The integer `n`.
     pub const fn int(n: i128) -> Rat {
         Rat { num: n, den: 1 }

@@ -12,7 +12,9 @@
 //! bounds of integer expressions are rounded, and integer points come from
 //! PPL's MIP solver.
 
-use crate::domain::{check_dim, check_expr, check_map, check_remove, check_same};
+use crate::domain::{
+    check_dim, check_expr, check_map, check_remove, check_same, merged_ints, ne_hull, NeHull,
+};
 use crate::linear::{normalize, ConstraintKind, Dim, LinConstraint, LinExpr, Norm};
 use crate::num::{Bound, Interval};
 use crate::ppl::{self, Kind, Shape};
@@ -152,39 +154,16 @@ impl<K: Kind> PplDomain<K> {
             Some(Norm::False) => self.set_bottom(),
             Some(Norm::Le(e)) => self.refine(vec![LinConstraint::new(e, ConstraintKind::Le)]),
             Some(Norm::Eq(e)) => self.refine(vec![LinConstraint::new(e, ConstraintKind::Eq)]),
-            Some(Norm::Ne(e)) => {
-                // Keep the convex hull of (value ∧ e ≠ 0).
-                let b = self.bounds(&e)?;
-                let zero = Bound::int(0);
-                if b.is_empty() {
-                    Ok(())
-                } else if b.lower == zero && b.upper == zero {
-                    self.set_bottom()
-                } else if integral && b.lower == zero {
-                    self.refine(vec![LinConstraint::new(
-                        e.checked_add_constant(-1).unwrap_or(e),
-                        ConstraintKind::Ge,
-                    )])
-                } else if integral && b.upper == zero {
-                    self.refine(vec![LinConstraint::new(
-                        e.checked_add_constant(1).unwrap_or(e),
-                        ConstraintKind::Le,
-                    )])
-                } else {
-                    Ok(())
-                }
-            }
+            Some(Norm::Ne(e)) => match ne_hull(self.bounds(&e)?, &e, integral) {
+                NeHull::Bottom => self.set_bottom(),
+                NeHull::Le(x) => self.refine(vec![LinConstraint::new(x, ConstraintKind::Le)]),
+                NeHull::Same => Ok(()),
+            },
         }
     }
 
     fn merged_ints(&self, o: &Self) -> Vec<bool> {
-        // A dimension stays integer only if it is integer in both (real is
-        // the safe reading).
-        self.ints
-            .iter()
-            .zip(&o.ints)
-            .map(|(a, b)| *a && *b)
-            .collect()
+        merged_ints(&self.ints, &o.ints)
     }
 
     /// Adds non-strict constraints (`≤`, `≥`, `=`). Octagons cannot hold
@@ -244,7 +223,7 @@ impl<K: Kind> PplDomain<K> {
 impl<K: Kind> NumDomain for PplDomain<K> {
     fn kind(&self) -> DomainKind {
         if K::OCTAGONAL {
-            DomainKind::Octagon
+            DomainKind::PplOctagon
         } else {
             DomainKind::Polyhedra
         }

@@ -27,7 +27,10 @@ fn backends_by_name() {
         other => panic!("{other:?}"),
     }
     let msg = make_domain("box", 1).unwrap_err().to_string();
-    assert!(msg.contains("polyhedra, octagon, interval"), "{msg}");
+    assert!(
+        msg.contains("polyhedra, octagon, interval, octagon-ppl"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -112,7 +115,11 @@ fn dimension_management_keeps_relations() {
         assert!(a.equals(&d).unwrap());
     }
     // Relational: the relation survives renaming in polyhedra and octagons.
-    for kind in [DomainKind::Polyhedra, DomainKind::Octagon] {
+    for kind in [
+        DomainKind::Polyhedra,
+        DomainKind::Octagon,
+        DomainKind::PplOctagon,
+    ] {
         let mut d = kind.top(2).unwrap();
         d.meet_constraint(&cons(&[(1, 0), (-1, 1)], -1, ConstraintKind::Eq))
             .unwrap();
@@ -236,11 +243,7 @@ fn extreme_numbers_do_not_panic_and_stay_sound() {
 #[test]
 fn entailment_sees_bounds_that_round_past_each_other() {
     use ConstraintKind::*;
-    for kind in [
-        DomainKind::Polyhedra,
-        DomainKind::Octagon,
-        DomainKind::Interval,
-    ] {
+    for kind in DomainKind::ALL {
         let mut d = kind.top(2).unwrap();
         d.meet_constraint(&cons(&[(1, 1)], 0, Eq)).unwrap();
         d.meet_constraint(&cons(&[(3, 0), (-2, 1)], -1, Eq))

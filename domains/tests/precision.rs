@@ -4,7 +4,7 @@
 
 use dizy_domains::{
     make_domain, AnyDomain, Bound, ConstraintKind, Dim, DomainKind, Expr, Intervals, LinConstraint,
-    LinExpr, NumDomain, Octagons, Polyhedra,
+    LinExpr, NativeOctagons, NumDomain, Octagons, Polyhedra,
 };
 
 /// `(a, d)` pairs with plain dimension indices, as `(a, Dim)` pairs.
@@ -52,8 +52,13 @@ fn polyhedra_keep_tagged_equality() {
 
 #[test]
 fn octagons_keep_tagged_equality_and_difference_bounds() {
+    octagon_keeps_tagged_equality_and_difference_bounds(Octagons::top(3).unwrap());
+    octagon_keeps_tagged_equality_and_difference_bounds(NativeOctagons::top(3).unwrap());
+}
+
+fn octagon_keeps_tagged_equality_and_difference_bounds<D: NumDomain>(d: D) {
     let y = 2;
-    let mut d = Octagons::top(3).unwrap();
+    let mut d = d;
     d.meet_constraint(&cons(&[(1, X), (-1, y)], -3, ConstraintKind::Le))
         .unwrap(); // x ≤ y + 3
     let mut d = tagged_increment(d);

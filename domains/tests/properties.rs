@@ -581,6 +581,7 @@ macro_rules! suite {
 suite!(polyhedra, DomainKind::Polyhedra);
 suite!(octagon, DomainKind::Octagon);
 suite!(interval, DomainKind::Interval);
+suite!(octagon_ppl, DomainKind::PplOctagon);
 
 /// The checks above can fail: a deliberately wrong "transformer" (claiming
 /// `x0 := x0 + 1` leaves the value unchanged) is caught by the same

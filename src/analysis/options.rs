@@ -64,6 +64,12 @@ pub enum Overflow {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Options {
     pub domain: DomainKind,
+    /// A cheaper domain `dizy diff` tries first for a proof: a function its analysis proves
+    /// equivalent (and terminating alike) is reported so; any other outcome, and a function
+    /// whose pre-pass already found a difference, gets the analysis with `domain`, whose Δ the
+    /// report shows. `None`, or the same as `domain`: `domain` only. [`analyze`](super::analyze)
+    /// itself ignores it.
+    pub proof_domain: Option<DomainKind>,
     pub canon: Canon,
     pub canon_point: CanonPoint,
     pub widen_delay: usize,
@@ -78,6 +84,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             domain: DomainKind::Polyhedra,
+            proof_domain: Some(DomainKind::Octagon),
             canon: Canon::JoinEquiv,
             canon_point: CanonPoint::Diff,
             widen_delay: 2,

@@ -228,10 +228,11 @@ fn opts(domain: DomainKind) -> Options {
     }
 }
 
-const DOMAINS: [DomainKind; 3] = [
+const DOMAINS: [DomainKind; 4] = [
     DomainKind::Polyhedra,
     DomainKind::Octagon,
     DomainKind::Interval,
+    DomainKind::PplOctagon,
 ];
 
 /// Check `c` under every domain with `n` inputs; at least `min_runs` runs must be compared.

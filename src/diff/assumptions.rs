@@ -6,6 +6,13 @@ use crate::analysis::{self, Overflow};
 use crate::diag::{Note, NoteKind};
 
 pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
+    let domain = match opts.analysis.proof_domain {
+        Some(first) if first != opts.analysis.domain => format!(
+            "{first} first for a proof, then {} for a function the {first} analysis does not prove equivalent (every Δ a report shows is from it)",
+            opts.analysis.domain
+        ),
+        _ => opts.analysis.domain.to_string(),
+    };
     let mut a = vec![];
     a.push(match opts.analysis.overflow {
         Overflow::Math => "signed integers are mathematical: signed overflow is undefined behaviour and is not modelled".to_string(),
@@ -24,8 +31,7 @@ pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
     a.push("memory: struct fields and array elements of variables at known offsets are tracked like variables; pointers are byte addresses, both versions start from the same memory (pointer parameters may alias), reads and writes through pointers are facts over addresses and values, and where both versions return the memory they wrote through pointers is compared; where both versions access the same bytes the address is assumed valid (undefined behaviour in both otherwise); addresses of locals, string literals, globals and pointers made from integers are unknown; stores through pointers and calls forget the globals and address-taken variables of their version, except that a global both versions hold equal stays equal across a matched pair of stores of equal values at equal addresses or of calls of one external function on equal arguments (globals are the same objects in both versions); a witness points each pointer parameter at a fresh buffer holding exactly the bytes it shows (16-byte aligned unless it says by how much it is not), at the buffer of an earlier parameter (aliasing), or at NULL, may point pointer members of the structs it passes at fresh buffers of their own (and their members at buffers too, two levels; a `void *` member at the largest struct the file converts a `void *` to), and compares the buffers' final contents (pointer members by whether they are null); equivalent covers the inputs on which neither version has undefined behaviour, while a witness may show an invalid memory access (out of bounds, null, dangling) in one version where the other returns normally: a difference (with --validate native confirmed by AddressSanitizer)".into());
     a.push("an unknown function called with equal arguments at matched points returns equal results and has equal effects in both versions; calls to it are compared as effects; a witness may choose what a function the file does not define returns (one value per function whatever its arguments, the same in both versions, no memory written; listed with the witness and defined so by the native harness), never for a library function (declared in a system header, or a standard C or POSIX name); a witness also compares the calls of such functions with their arguments (a pointer by what it points into, a string of the caller's by its text), which the native harness does not record; `malloc`, `calloc`, `realloc`, `strdup` and `free` run as glibc's allocator (a bad or double `free` is an invalid memory access)".into());
     a.push(format!(
-        "numeric domain {}, canonization {} at {} points, widening after {} iterations",
-        opts.analysis.domain,
+        "numeric domain {domain}, canonization {} at {} points, widening after {} iterations",
         canon_name(opts.analysis.canon),
         point_name(opts.analysis.canon_point),
         opts.analysis.widen_delay

@@ -246,6 +246,48 @@ fn analyze_in_steps(
     Err(err)
 }
 
+/// Share of the analysis' time the cheaper proof domain gets before the domain asked for.
+const PROOF_SHARE: f64 = 0.25;
+
+type Proved = (
+    analysis::Analysis,
+    delta::Delta,
+    crate::termination::Termination,
+);
+
+/// The analysis in `proof_domain` (see [`analysis::Options::proof_domain`]), in a share of the
+/// analysis' time: its analysis, Δ and termination when it proves the function equivalent and
+/// terminating alike, `None` on any other outcome (a possible difference, a limit, an error),
+/// after which the domain asked for runs in the time left.
+fn prove_cheaply(
+    c: &correlate::Correlated,
+    opts: &DiffOptions,
+    budget: &FunctionTime,
+    whole: &limits::Budget,
+    termination: &dyn Fn(
+        &analysis::Analysis,
+        &delta::Delta,
+        &limits::Budget,
+    ) -> crate::termination::Termination,
+) -> Option<Proved> {
+    let asked = &opts.analysis;
+    let domain = asked.proof_domain.filter(|k| *k != asked.domain)?;
+    let mut o = asked.clone();
+    o.domain = domain;
+    let t0 = Instant::now();
+    let end = budget
+        .analysis_end
+        .map(|e| t0 + e.saturating_duration_since(t0).mul_f64(PROOF_SHARE));
+    let share = whole.until(end);
+    let a = analysis::analyze(c, &o, &share).ok()?;
+    let d = delta::compute(c, &a, &share).ok()?;
+    if !d.equivalent {
+        return None;
+    }
+    let term = termination(&a, &d, &share);
+    term.proven.then_some((a, d, term))
+}
+
 pub(super) fn one_function(
     po: &GclProgram,
     pn: &GclProgram,
@@ -401,27 +443,40 @@ pub(super) fn one_function(
         r.correlating = listing.clone();
         r
     };
-    let (a, fell_back) = match analyze_in_steps(&c, opts, budget, &whole) {
-        Ok(x) => x,
-        Err(e) => return stopped(e),
-    };
-    let d = match delta::compute(&c, &a, &whole) {
-        Ok(d) => d,
-        Err(e) => return stopped(e),
-    };
+    let changed = copts.changed.clone().unwrap_or_default();
     // An empty Δ speaks only of executions that reach the diff points: equivalence also needs
     // both versions to terminate on the same inputs.
-    let term = if d.equivalent {
-        match crate::termination::check(&c, &a, &copts.changed.clone().unwrap_or_default(), &whole)
-        {
+    let termination = |a: &analysis::Analysis, d: &delta::Delta, whole: &limits::Budget| {
+        if !d.equivalent {
+            return Default::default();
+        }
+        match crate::termination::check(&c, a, &changed, whole) {
             Ok(t) => t,
             Err(e) => crate::termination::Termination {
                 proven: false,
                 reasons: vec![format!("termination not checked: {e}")],
             },
         }
+    };
+    let proved = if early.is_none() {
+        prove_cheaply(&c, opts, budget, &whole, &termination)
     } else {
-        Default::default()
+        None
+    };
+    let (a, d, term, fell_back) = match proved {
+        Some((a, d, term)) => (a, d, term, None),
+        None => {
+            let (a, fell_back) = match analyze_in_steps(&c, opts, budget, &whole) {
+                Ok(x) => x,
+                Err(e) => return stopped(e),
+            };
+            let d = match delta::compute(&c, &a, &whole) {
+                Ok(d) => d,
+                Err(e) => return stopped(e),
+            };
+            let term = termination(&a, &d, &whole);
+            (a, d, term, fell_back)
+        }
     };
     let partial = d.equivalent && !term.proven;
     // "different" needs inputs on which the versions were seen to differ.
