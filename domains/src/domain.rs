@@ -364,14 +364,14 @@ impl DomainKind {
     }
 
     /// The universe over `dims` integer dimensions whose operations (and those of every value
-    /// derived from it) each get at most `budget` units of PPL work; the native domains need
-    /// no budget (their operations are polynomial: linear for intervals, at most cubic in the
-    /// dimensions for octagons).
+    /// derived from it) each get at most `budget` units of work: PPL's units for the PPL
+    /// backends, matrix cell updates of a closure from scratch for the native octagons; the
+    /// interval domain needs none (its operations are linear).
     pub fn top_budgeted(self, dims: usize, budget: Option<u64>) -> Result<AnyDomain> {
         let w = budget.unwrap_or(0);
         Ok(match self {
             DomainKind::Polyhedra => AnyDomain::Polyhedra(Polyhedra::top_budgeted(dims, w)?),
-            DomainKind::Octagon => AnyDomain::Octagon(NativeOctagons::top(dims)?),
+            DomainKind::Octagon => AnyDomain::Octagon(NativeOctagons::top_budgeted(dims, w)?),
             DomainKind::Interval => AnyDomain::Interval(Intervals::top(dims)?),
             DomainKind::PplOctagon => AnyDomain::PplOctagon(Octagons::top_budgeted(dims, w)?),
         })

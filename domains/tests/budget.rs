@@ -123,3 +123,35 @@ fn widening_large_polyhedra_stays_an_upper_bound() {
     assert_eq!(b1.upper, dizy_domains::Bound::Finite(1.into()));
     assert_eq!(b1.lower, dizy_domains::Bound::Finite(0.into()));
 }
+
+/// The native octagons count a closure from scratch (`4n³` cell updates) against the same
+/// budget: past it a meet fails with `Timeout`, and a widened value closed in place by the
+/// next operation is left at top, which still contains every point.
+#[test]
+fn octagon_budget_bounds_cubic_closures_soundly() {
+    use dizy_domains::NativeOctagons;
+    let n = 20; // 4·20³ = 32,000 cell updates per closure
+    let x = |i: usize| LinExpr::var(Dim::new(i));
+    let chain = |budget| {
+        let mut d = NativeOctagons::top_budgeted(n, budget).unwrap();
+        for i in 0..n - 1 {
+            let e = x(i).checked_sub(&x(i + 1)).unwrap();
+            d.meet_constraint(&LinConstraint::new(e, ConstraintKind::Le))
+                .unwrap();
+        }
+        d
+    };
+    let (a, b) = (chain(10_000), chain(10_000));
+    assert_eq!(a.meet(&b).unwrap_err(), DomainError::Timeout);
+    // Unbounded and generous budgets close.
+    assert!(chain(0).meet(&chain(0)).is_ok());
+    assert!(chain(40_000).meet(&chain(40_000)).is_ok());
+    // A widening's result is closed by the next in-place operation: past the budget, top.
+    let mut grown = chain(10_000);
+    grown
+        .assign_linear(Dim::new(0), &x(0).checked_add_constant(1).unwrap())
+        .unwrap();
+    let mut w = a.widen(&grown).unwrap();
+    assert_eq!(w.forget(Dim::new(3)).unwrap_err(), DomainError::Timeout);
+    assert!(w.is_top().unwrap());
+}

@@ -9,6 +9,7 @@
 
 use super::bound::ZERO;
 use super::{idx, Form, NativeOctagons};
+use crate::{DomainError, Result};
 
 impl NativeOctagons {
     /// Shortest paths through the nodes of dimension `k`: first each through the other, then
@@ -38,14 +39,20 @@ impl NativeOctagons {
     }
 
     /// Closure from scratch (Floyd–Warshall over pairs of nodes), then [`finish`](Self::finish).
-    pub(super) fn close_full(&mut self) {
+    pub(super) fn close_full(&mut self) -> Result<()> {
         if self.form == Form::Bottom {
-            return;
+            return Ok(());
+        }
+        let n = self.n() as u64;
+        let work = n.saturating_mul(n).saturating_mul(n).saturating_mul(4);
+        if self.budget > 0 && work > self.budget {
+            return Err(DomainError::Timeout);
         }
         for k in 0..self.n() {
             self.pivot_pair(k);
         }
         self.finish();
+        Ok(())
     }
 
     /// Closure of a closed value in which only entries touching the nodes of `v` changed:

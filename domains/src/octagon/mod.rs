@@ -82,6 +82,9 @@ enum Form {
 #[derive(Clone)]
 pub struct NativeOctagons {
     ints: Vec<bool>,
+    /// Work allowed per closure from scratch (matrix cell updates; 0: unbounded), see
+    /// [`top_budgeted`](NativeOctagons::top_budgeted).
+    budget: u64,
     /// The half matrix; empty when bottom.
     m: Vec<Ub>,
     form: Form,
@@ -116,8 +119,18 @@ fn check_size(dims: usize) -> Result<()> {
 impl NativeOctagons {
     /// The universe over `dims` integer dimensions.
     pub fn top(dims: usize) -> Result<NativeOctagons> {
+        Self::top_budgeted(dims, 0)
+    }
+
+    /// The universe over `dims` integer dimensions; each closure from scratch on it or on a
+    /// value derived from it (after a meet of two values or a widening: `4n³` cell updates for
+    /// `n` dimensions) may do at most `budget` updates (0: unbounded), else the operation fails
+    /// with [`DomainError::Timeout`] and an in-place one leaves top, as a PPL backend does when
+    /// its budget runs out. Incremental closures (`O(n²)`) are not counted.
+    pub fn top_budgeted(dims: usize, budget: u64) -> Result<NativeOctagons> {
         check_size(dims)?;
         Ok(NativeOctagons {
+            budget,
             ints: vec![true; dims],
             m: top_matrix(dims),
             form: Form::Closed,
@@ -128,6 +141,7 @@ impl NativeOctagons {
     pub fn bottom(dims: usize) -> Result<NativeOctagons> {
         check_size(dims)?;
         Ok(NativeOctagons {
+            budget: 0,
             ints: vec![true; dims],
             m: Vec::new(),
             form: Form::Bottom,
@@ -166,20 +180,27 @@ impl NativeOctagons {
     }
 
     /// This value closed (a copy only when it is a widening's open result).
-    fn closed(&self) -> Cow<'_, NativeOctagons> {
+    fn closed(&self) -> Result<Cow<'_, NativeOctagons>> {
         if self.form == Form::Open {
             let mut c = self.clone();
-            c.close_full();
-            Cow::Owned(c)
+            c.close_full()?;
+            Ok(Cow::Owned(c))
         } else {
-            Cow::Borrowed(self)
+            Ok(Cow::Borrowed(self))
         }
     }
 
-    fn ensure_closed(&mut self) {
+    /// Closes an open value in place; past the budget it becomes top (sound) and the error is
+    /// returned.
+    fn ensure_closed(&mut self) -> Result<()> {
         if self.form == Form::Open {
-            self.close_full();
+            if let Err(e) = self.close_full() {
+                self.m = top_matrix(self.n());
+                self.form = Form::Closed;
+                return Err(e);
+            }
         }
+        Ok(())
     }
 
     /// Havoc `v` on a closed value (stays closed).
@@ -434,11 +455,13 @@ impl NumDomain for NativeOctagons {
     }
 
     fn top_like(&self, dims: usize) -> Result<Self> {
-        NativeOctagons::top(dims)
+        NativeOctagons::top_budgeted(dims, self.budget)
     }
 
     fn bottom_like(&self, dims: usize) -> Result<Self> {
-        NativeOctagons::bottom(dims)
+        let mut b = NativeOctagons::bottom(dims)?;
+        b.budget = self.budget;
+        Ok(b)
     }
 
     fn is_integer(&self, dim: Dim) -> bool {
@@ -449,7 +472,7 @@ impl NumDomain for NativeOctagons {
         check_dim(dim, self.n())?;
         let was = std::mem::replace(&mut self.ints[dim.index()], integer);
         if integer && !was && self.form != Form::Bottom {
-            self.ensure_closed();
+            self.ensure_closed()?;
             // Tightening needs the shortest paths again around the new integer dimension.
             self.close_var(dim.index());
         }
@@ -503,7 +526,7 @@ impl NumDomain for NativeOctagons {
         }
         if self.form != Form::Bottom {
             // Projection of a closed matrix is closed; an open one is closed first.
-            self.ensure_closed();
+            self.ensure_closed()?;
         }
         if self.form != Form::Bottom {
             let from = |a: usize| 2 * src[a / 2] + (a & 1);
@@ -521,7 +544,7 @@ impl NumDomain for NativeOctagons {
 
     fn forget(&mut self, dim: Dim) -> Result<()> {
         check_dim(dim, self.n())?;
-        self.ensure_closed();
+        self.ensure_closed()?;
         self.forget_closed(dim.index());
         Ok(())
     }
@@ -529,7 +552,7 @@ impl NumDomain for NativeOctagons {
     fn assign_linear(&mut self, dim: Dim, e: &LinExpr) -> Result<()> {
         check_dim(dim, self.n())?;
         check_expr(e, self.n())?;
-        self.ensure_closed();
+        self.ensure_closed()?;
         if self.form == Form::Bottom {
             return Ok(());
         }
@@ -574,7 +597,7 @@ impl NumDomain for NativeOctagons {
 
     fn meet_constraint(&mut self, c: &LinConstraint) -> Result<()> {
         check_expr(&c.expr, self.n())?;
-        self.ensure_closed();
+        self.ensure_closed()?;
         if self.form == Form::Bottom {
             return Ok(());
         }
@@ -613,11 +636,12 @@ impl NumDomain for NativeOctagons {
             .map(|(a, b)| a.min(*b))
             .collect();
         let mut r = NativeOctagons {
+            budget: self.budget,
             ints,
             m,
             form: Form::Open,
         };
-        r.close_full();
+        r.close_full()?;
         Ok(r)
     }
 
@@ -633,8 +657,16 @@ impl NumDomain for NativeOctagons {
         if other.form == Form::Bottom {
             return Ok(());
         }
-        self.ensure_closed();
-        let o = other.closed();
+        self.ensure_closed()?;
+        let o = match other.closed() {
+            Ok(o) => o,
+            Err(e) => {
+                // In place: a failed join leaves top, never a value short of the join.
+                self.m = top_matrix(self.n());
+                self.form = Form::Closed;
+                return Err(e);
+            }
+        };
         if self.form == Form::Bottom {
             self.m = o.m.clone();
             self.form = o.form;
@@ -687,6 +719,7 @@ impl NumDomain for NativeOctagons {
             }
         }
         Ok(NativeOctagons {
+            budget: self.budget,
             ints: j.ints,
             m,
             form: Form::Open,
@@ -695,11 +728,11 @@ impl NumDomain for NativeOctagons {
 
     fn leq(&self, other: &Self) -> Result<bool> {
         check_same(self.n(), other.n())?;
-        let a = self.closed();
+        let a = self.closed()?;
         if a.form == Form::Bottom {
             return Ok(true);
         }
-        let b = other.closed();
+        let b = other.closed()?;
         if b.form == Form::Bottom {
             return Ok(false);
         }
@@ -708,11 +741,11 @@ impl NumDomain for NativeOctagons {
     }
 
     fn is_bottom(&self) -> Result<bool> {
-        Ok(self.closed().form == Form::Bottom)
+        Ok(self.closed()?.form == Form::Bottom)
     }
 
     fn is_top(&self) -> Result<bool> {
-        let c = self.closed();
+        let c = self.closed()?;
         if c.form == Form::Bottom {
             return Ok(false);
         }
@@ -722,7 +755,7 @@ impl NumDomain for NativeOctagons {
 
     fn bounds(&self, e: &LinExpr) -> Result<Interval> {
         check_expr(e, self.n())?;
-        let c = self.closed();
+        let c = self.closed()?;
         if c.form == Form::Bottom {
             return Ok(Interval::EMPTY);
         }
@@ -735,7 +768,7 @@ impl NumDomain for NativeOctagons {
     }
 
     fn constraints(&self) -> Result<Vec<LinConstraint>> {
-        let c = self.closed();
+        let c = self.closed()?;
         if c.form == Form::Bottom {
             return Ok(vec![LinConstraint::falsity()]);
         }
@@ -743,7 +776,7 @@ impl NumDomain for NativeOctagons {
     }
 
     fn integer_point(&self) -> Result<Option<Vec<i128>>> {
-        let mut c = self.closed().into_owned();
+        let mut c = self.closed()?.into_owned();
         if c.form == Form::Bottom {
             return Ok(None);
         }
@@ -832,7 +865,7 @@ mod tests {
         }
         let mut full = inc.clone();
         full.form = Form::Open;
-        full.close_full();
+        full.close_full().unwrap();
         assert_eq!(inc.m, full.m);
         // x0 ≤ 1 follows from x0 + x3 ≤ 0, x3 ≥ -1.
         let b = inc.bounds(&LinExpr::var(Dim::new(0))).unwrap();
