@@ -141,11 +141,35 @@ fn octagon_budget_bounds_cubic_closures_soundly() {
         }
         d
     };
-    let (a, b) = (chain(10_000), chain(10_000));
-    assert_eq!(a.meet(&b).unwrap_err(), DomainError::Timeout);
-    // Unbounded and generous budgets close.
-    assert!(chain(0).meet(&chain(0)).is_ok());
-    assert!(chain(40_000).meet(&chain(40_000)).is_ok());
+    // The other side bounds every variable: too many lowered to close them one by one.
+    let bounded = |budget| {
+        let mut d = NativeOctagons::top_budgeted(n, budget).unwrap();
+        for i in 0..n {
+            let e = x(i).checked_add_constant(-(i as i128)).unwrap();
+            d.meet_constraint(&LinConstraint::new(e, ConstraintKind::Le))
+                .unwrap();
+        }
+        d
+    };
+    let a = chain(10_000);
+    assert_eq!(a.meet(&bounded(10_000)).unwrap_err(), DomainError::Timeout);
+    // Unbounded and generous budgets close; a meet that lowers one variable is incremental.
+    assert!(chain(0).meet(&bounded(0)).is_ok());
+    assert!(chain(40_000).meet(&bounded(40_000)).is_ok());
+    let mut one = chain(10_000);
+    one.meet_constraint(&LinConstraint::new(
+        x(5).checked_add_constant(-3).unwrap(),
+        ConstraintKind::Le,
+    ))
+    .unwrap();
+    let met = a.meet(&one).unwrap();
+    // x0 ≤ x1 ≤ … ≤ x5 ≤ 3.
+    assert!(met
+        .entails(&LinConstraint::new(
+            x(0).checked_add_constant(-3).unwrap(),
+            ConstraintKind::Le
+        ))
+        .unwrap());
     // A widening's result is closed by the next in-place operation: past the budget, top.
     let mut grown = chain(10_000);
     grown

@@ -629,18 +629,42 @@ impl NumDomain for NativeOctagons {
             b.ints = ints;
             return Ok(b);
         }
-        let m = self
-            .m
-            .iter()
-            .zip(&other.m)
-            .map(|(a, b)| a.min(*b))
-            .collect();
-        let mut r = NativeOctagons {
-            budget: self.budget,
-            ints,
-            m,
-            form: Form::Open,
-        };
+        // The dimensions whose entries `other` lowers: few of them (a guard's state met with
+        // another) are closed one by one, each in O(n²); many, from scratch in O(n³).
+        let mut r = self.closed()?.into_owned();
+        r.ints = ints;
+        if r.form == Form::Bottom {
+            return Ok(r);
+        }
+        let nodes = 2 * r.n();
+        let mut lowered = vec![false; r.n()];
+        for a in 0..nodes {
+            for b in 0..=(a | 1) {
+                if other.get(a, b).lt(r.get(a, b)) {
+                    lowered[a / 2] = true;
+                    lowered[b / 2] = true;
+                }
+            }
+        }
+        let k = lowered.iter().filter(|&&l| l).count();
+        if 10 * k < 4 * r.n() {
+            for v in (0..r.n()).filter(|&v| lowered[v]) {
+                for t in 0..nodes {
+                    for c in [2 * v, 2 * v + 1] {
+                        r.lower(t, c, other.get(t, c));
+                    }
+                }
+                r.close_var(v);
+                if r.form == Form::Bottom {
+                    break;
+                }
+            }
+            return Ok(r);
+        }
+        for (a, b) in r.m.iter_mut().zip(&other.m) {
+            *a = a.min(*b);
+        }
+        r.form = Form::Open;
         r.close_full()?;
         Ok(r)
     }
