@@ -407,6 +407,32 @@ impl NativeOctagons {
         }
     }
 
+    /// `x := ±y + c` (`y ≠ x`) on a closed value: `x` becomes a translated copy of `±y`, row
+    /// and column, which keeps the matrix closed (no closure needed, `O(n)`). The caller
+    /// ensures `-c` exists and that `x` is not integer where `y` is real (whose bounds would
+    /// need tightening).
+    fn copy_var(&mut self, x: usize, y: usize, positive: bool, c: i128) {
+        self.forget_closed(x);
+        let py = node(y, positive);
+        let (p, q) = (2 * x, 2 * x + 1);
+        // v_p = v_py + c, v_q = v_{p̄y} - c.
+        let phi = |a: usize| if a == p { py } else { py ^ 1 };
+        let delta = |a: usize| if a == p { c } else { -c };
+        for t in (0..2 * self.n()).filter(|&t| t / 2 != x) {
+            for xn in [p, q] {
+                let v = self.get(t, phi(xn)).add(Ub::int(delta(xn)));
+                self.set(t, xn, v);
+                let w = self.get(phi(xn), t).add(Ub::int(-delta(xn)));
+                self.set(xn, t, w);
+            }
+        }
+        for (a, b) in [(p, q), (q, p)] {
+            let d = delta(b).checked_sub(delta(a));
+            let v = d.map_or(INF, |d| self.get(phi(a), phi(b)).add(Ub::int(d)));
+            self.set(a, b, v);
+        }
+    }
+
     /// Entries bounding `x := e` for a general `e`, from this (closed) value: `x` itself and
     /// `x ∓ u` for each variable `u ≠ x` that `e` reads.
     fn assignment_bounds(&self, x: usize, e: &LinExpr) -> Vec<(usize, usize, Ub)> {
@@ -570,6 +596,13 @@ impl NumDomain for NativeOctagons {
                 self.close_var(x);
             }
             [(y, s)] if y == dim && (s == 1 || s == -1) => self.shift_self(x, s < 0, c),
+            [(y, s)]
+                if (s == 1 || s == -1)
+                    && c.checked_neg().is_some()
+                    && (self.ints[y.index()] || !self.ints[x]) =>
+            {
+                self.copy_var(x, y.index(), s > 0, c)
+            }
             [(y, s)] if s == 1 || s == -1 => {
                 // x - s·y - c = 0, both sides.
                 self.forget_closed(x);
