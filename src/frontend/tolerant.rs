@@ -401,6 +401,9 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             || known_type(name).is_some()
             || type_by_name(name).is_some()
     };
+    // `public POSITION x;` (less): both names unknown, the second is used as a type elsewhere
+    // in the file (`static POSITION pos;`) and the first never is: the first is the macro.
+    let evident = |a: &str, b: &str| type_evidence(body, toks, b) && !type_evidence(body, toks, a);
     for i in [k, k.wrapping_sub(1), k.wrapping_sub(2)] {
         let prev = if i == 0 { "" } else { text(i - 1) };
         if i <= k
@@ -411,7 +414,7 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             && (text(i + 2) == "*"
                 || kind(i + 2) == Some(Tok::Ident)
                     && !is_keyword(text(i + 2))
-                    && known(text(i + 1)))
+                    && (known(text(i + 1)) || evident(text(i), text(i + 1))))
         {
             blank(body, toks[i].start, toks[i].end, rep);
             return Some((toks[i].start, "blank".into()));
@@ -475,6 +478,31 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         }
     }
     None
+}
+
+/// Whether the file uses `name` somewhere only a type can stand: right after a storage class
+/// or qualifier, or opening a parameter, and followed by a lone declarator (`static T x;`,
+/// `extern T x[…]`, `(T p)`, `, T p,`). A macro in such a place (`static INLINE int f`) is
+/// followed by a type, not by a name and the end of a declarator, so it gives no evidence.
+fn type_evidence(body: &str, toks: &[Token], name: &str) -> bool {
+    let text = |i: usize| -> &str { toks.get(i).map(|t| &body[t.start..t.end]).unwrap_or("") };
+    (1..toks.len()).any(|i| {
+        if toks[i].kind != Tok::Ident || text(i) != name {
+            return false;
+        }
+        let declarator =
+            toks.get(i + 1).is_some_and(|t| t.kind == Tok::Ident) && !is_keyword(text(i + 1));
+        if !declarator {
+            return false;
+        }
+        match text(i - 1) {
+            "static" | "extern" | "const" | "volatile" | "register" => {
+                matches!(text(i + 2), ";" | "=" | "[" | ",")
+            }
+            "(" | "," => matches!(text(i + 2), "," | ")" | "["),
+            _ => false,
+        }
+    })
 }
 
 /// Whether `toks` (between a `(` and its `)`) read as parameter declarations: `void`, or each
@@ -616,6 +644,24 @@ fn blank_body(body: &mut String, toks: &[Token], at: usize) -> Option<(String, u
 /// The declarator name of the function whose body opens at token `open`: the identifier before
 /// the first `(` at nesting depth 0 of the declaration that precedes it.
 fn function_name(body: &str, toks: &[Token], open: usize) -> Option<String> {
+    let text = |j: usize| &body[toks[j].start..toks[j].end];
+    // K&R: `name (a, b) T a; U b; {`. The name is before the parameter list that a parameter
+    // declaration (a name or keyword, not `(`, `;` or `,`) follows.
+    if open > 0 && text(open - 1) == ";" {
+        for j in (0..open - 1).rev() {
+            match text(j) {
+                "{" | "}" => return None,
+                ")" if toks.get(j + 1).is_some_and(|t| t.kind == Tok::Ident) => {
+                    let o = opening(toks, body, j)?;
+                    if o > 0 && toks[o - 1].kind == Tok::Ident && !is_keyword(text(o - 1)) {
+                        return Some(text(o - 1).to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        return None;
+    }
     // Walk back to the start of the declaration (a `;` or `}` at depth 0).
     let mut depth = 0i32;
     let mut start = 0;
@@ -964,6 +1010,19 @@ mod tests {
         );
     }
 
+    /// `public POSITION x;` (less's `public` expands to nothing): of two unknown names the one
+    /// the file also uses alone as a type is the type, whichever comes first.
+    #[test]
+    fn the_name_used_as_a_type_elsewhere_is_the_type() {
+        let t = repaired(
+            "# 1 \"a.c\"\npublic POSITION highest;\nstatic POSITION pendpos;\nstatic int f(POSITION p) { return p > 3; }\nXML_Bool FASTCALL g(int n);\n",
+        );
+        let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(blanked, ["public", "FASTCALL"]);
+        let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
+        assert_eq!(names, ["POSITION", "XML_Bool"]);
+    }
+
     /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
     /// wrapping a function name: nothing is repaired or assumed.
     #[test]
@@ -985,6 +1044,10 @@ mod tests {
     #[test]
     fn hopeless_body_is_blanked_and_named() {
         let t = repaired("# 1 \"a.c\"\nint ok (int x) { return x; }\nint bad (int x)\n{\n  return x +* 2 ) ;\n}\nint ok2 (void) { return 2; }\n");
+        assert_eq!(t.repairs.bodies.len(), 1);
+        assert_eq!(t.repairs.bodies[0].0, "bad");
+        // The same in a K&R definition, whose parameter declarations end in `;` (less).
+        let t = repaired("# 1 \"a.c\"\nint ok (int x) { return x; }\nint bad (p, n)\n  int *p;\n  int n;\n{\n  static char s[] = ESCS \"]8;\";\n  return n;\n}\nint ok2 (void) { return 2; }\n");
         assert_eq!(t.repairs.bodies.len(), 1);
         assert_eq!(t.repairs.bodies[0].0, "bad");
     }
