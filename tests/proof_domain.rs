@@ -124,3 +124,40 @@ fn the_report_states_both_domains() {
     let poly = text(&opts);
     assert!(poly.contains("numeric domain polyhedra,"), "{poly}");
 }
+
+/// A difference the concrete pre-pass shows at once is described (Δ) by the octagons under
+/// `auto`, with a note saying so; under polyhedra alone the note is absent. The verdict is the
+/// witness's either way.
+#[test]
+fn a_difference_found_before_the_analysis_is_described_with_octagons() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (po, pn) = (
+        load(
+            dir.path(),
+            "old.c",
+            "int f(int x) { if (x > 3) return 1; return 0; }\n",
+        ),
+        load(
+            dir.path(),
+            "new.c",
+            "int f(int x) { if (x >= 3) return 1; return 0; }\n",
+        ),
+    );
+    let run = |(d, p): (DomainKind, Option<DomainKind>)| {
+        let mut opts = DiffOptions::default();
+        opts.analysis.domain = d;
+        opts.analysis.proof_domain = p;
+        let r = diff_programs(&po, &pn, &opts);
+        let f = r.functions.into_iter().find(|f| f.name == "f").expect("f");
+        let noted = f
+            .notes
+            .iter()
+            .any(|n| n.text.contains("the Δ is from the octagon domain"));
+        (f.verdict, f.witness.is_some(), noted, f.delta.is_some())
+    };
+    let (v, w, noted, delta) = run(AUTO);
+    assert_eq!((v, w, noted), (Verdict::Different, true, true));
+    assert!(delta, "a Δ is still computed");
+    let (v, w, noted, _) = run(POLYHEDRA);
+    assert_eq!((v, w, noted), (Verdict::Different, true, false));
+}

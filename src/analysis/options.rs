@@ -65,9 +65,9 @@ pub enum Overflow {
 pub struct Options {
     pub domain: DomainKind,
     /// A cheaper domain `dizy diff` tries first for a proof: a function its analysis proves
-    /// equivalent (and terminating alike) is reported so; any other outcome, and a function
-    /// whose pre-pass already found a difference, gets the analysis with `domain`, whose Δ the
-    /// report shows. `None`, or the same as `domain`: `domain` only. [`analyze`](super::analyze)
+    /// equivalent (and terminating alike) is reported so; any other outcome gets the analysis
+    /// with `domain`, whose Δ the report shows. A function whose pre-pass already found a
+    /// difference is analysed (for its Δ only) with this domain. `None`, or the same as `domain`: `domain` only. [`analyze`](super::analyze)
     /// itself ignores it.
     pub proof_domain: Option<DomainKind>,
     pub canon: Canon,

@@ -8,7 +8,7 @@ use crate::diag::{Note, NoteKind};
 pub fn assumptions(opts: &DiffOptions) -> Vec<Note> {
     let domain = match opts.analysis.proof_domain {
         Some(first) if first != opts.analysis.domain => format!(
-            "{first} first for a proof, then {} for a function the {first} analysis does not prove equivalent (every Δ a report shows is from it)",
+            "{first} first for a proof, then {} for a function the {first} analysis does not prove equivalent (every Δ a report shows is from it, except where a witness was found before the analysis: that Δ is from {first})",
             opts.analysis.domain
         ),
         _ => opts.analysis.domain.to_string(),

@@ -469,6 +469,20 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             return Some((toks[i].start, format!("typedef {name}")));
         }
     }
+    // `f (krb5_context, krb5_pa_data *const *, krb5_preauthtype);`: an unnamed parameter of
+    // an unknown type, in a list whose other parameters show it is one of declarations. The
+    // parser may stop anywhere in the list (`f (ctx, unknown, int x)` fails at `x`).
+    if let Some(name) = unnamed_unknown_parameter(body, toks, k, &unknown_ident, &known) {
+        let ty = known_type(&name)
+            .or_else(|| type_by_name(&name))
+            .unwrap_or(DEFAULT_TYPE);
+        let at = toks
+            .iter()
+            .find(|t| &body[t.start..t.end] == name)
+            .map_or(0, |t| t.start);
+        rep.typedefs.insert(name.clone(), (ty, at));
+        return Some((at, format!("typedef {name}")));
+    }
     // `int x UNUSED;`, `void f (void) NORETURN;`: an attribute-like macro where the error is.
     if unknown_ident(k) && matches!(text(k + 1), ";" | "," | "{" | "=" | ")" | "[") {
         let prev = if k == 0 { "" } else { text(k - 1) };
@@ -478,6 +492,74 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         }
     }
     None
+}
+
+/// In the parenthesized list around token `k`: a parameter that is one unknown name alone
+/// (`, T,`, `(T)`, `, const T,`), the last one up to `k`, where another parameter declares with a type word, a known type, `const`
+/// or `*` — so the list declares parameters and the lone name must be a type.
+fn unnamed_unknown_parameter(
+    body: &str,
+    toks: &[Token],
+    k: usize,
+    unknown: &dyn Fn(usize) -> bool,
+    known: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let text = |i: usize| -> &str { toks.get(i).map(|t| &body[t.start..t.end]).unwrap_or("") };
+    // The `(` that opens the list around `k` (at most one statement back).
+    let mut depth = 0i32;
+    let mut open = None;
+    for j in (0..k.min(toks.len())).rev() {
+        match text(j) {
+            ")" => depth += 1,
+            "(" if depth == 0 => {
+                open = Some(j);
+                break;
+            }
+            "(" => depth -= 1,
+            ";" | "{" | "}" => return None,
+            _ => {}
+        }
+    }
+    let open = open?;
+    // A prototype at file scope, or a function pointer's parameters (`(*cb) (ctx, T)`): inside
+    // a body the list may be a call's arguments, whose names are variables.
+    let braces = toks[..open]
+        .iter()
+        .fold(0i32, |d, t| match &body[t.start..t.end] {
+            "{" => d + 1,
+            "}" => d - 1,
+            _ => d,
+        });
+    if braces != 0 && text(open.wrapping_sub(1)) != ")" {
+        return None;
+    }
+    let close = matching(toks, body, open)?;
+    let (mut declarations, mut lone) = (false, None);
+    let mut depth = 0i32;
+    let mut start = open + 1;
+    for j in open + 1..=close {
+        let t = text(j);
+        match t {
+            "(" | "[" => depth += 1,
+            ")" | "]" if j < close => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && (t == "*" || t == "const" || TYPE_WORDS.contains(&t) || known(t)) {
+            declarations = true;
+        }
+        if depth == 0 && (t == "," || j == close) {
+            // The parser stops at or after the name it could not take: the last one up to `k`.
+            let mut first = start;
+            while first + 1 < j && matches!(text(first), "const" | "volatile") {
+                first += 1;
+            }
+            if j == first + 1 && unknown(first) && first <= k {
+                lone = Some(text(first).to_string());
+            }
+            start = j + 1;
+        }
+    }
+    lone.filter(|_| declarations)
 }
 
 /// Whether the file uses `name` somewhere only a type can stand: right after a storage class
@@ -1021,6 +1103,22 @@ mod tests {
         assert_eq!(blanked, ["public", "FASTCALL"]);
         let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
         assert_eq!(names, ["POSITION", "XML_Bool"]);
+    }
+
+    /// An unnamed parameter of an unknown type after known ones (krb5's `k5-int.h`).
+    #[test]
+    fn unnamed_parameter_of_an_unknown_type() {
+        let t = repaired(
+            "# 1 \"a.c\"\ntypedef int ctx;\ntypedef int pa;\npa *find(ctx, pa *const *, preauth);\nint g(int x) { return x; }\n",
+        );
+        let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
+        assert_eq!(names, ["preauth"]);
+        // Wherever the parser stops in the list; a call's arguments are left alone.
+        let t = repaired(
+            "# 1 \"a.c\"\ntypedef int ctx;\nint f(ctx, msgtype, const part *, int using, const set);\nint g(int x) { return f(0, x, 0, x * 2); }\n",
+        );
+        let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
+        assert_eq!(names, ["msgtype", "part", "set"]);
     }
 
     /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
