@@ -420,3 +420,29 @@ fn standard_names_an_unconfigured_guard_hides_are_declared() {
     assert_eq!(n, cap.max(4), "{w:#}");
     assert!(w["validated_by"].to_string().contains("native"), "{w:#}");
 }
+
+/// `#include FT_FREETYPE_H` whose macro a missing header (`ft2build.h`) defines: the
+/// preprocessor skips the line, which dizy treats as one more missing header (listed as a
+/// computed include), and the file is analysed — never a whole-file failure. gcc itself fails
+/// on it, so the test can tell.
+#[test]
+fn a_computed_include_of_an_undefined_macro_is_a_missing_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.c"), dir.path().join("new.c"));
+    let src = |k: i32| {
+        format!(
+            "#include <ft2build.h>\n#include FT_FREETYPE_H\nint f(int a) {{ return a + {k}; }}\n"
+        )
+    };
+    write_pair(&old, &new, src);
+    let gcc = Command::new("cc").arg("-E").arg(&old).output().unwrap();
+    assert!(!gcc.status.success(), "gcc accepted the computed include");
+    let (v, code) = diff(&old, &new, &[]);
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(code, 1);
+    let note = assumption_about(&v, "missing headers");
+    assert!(
+        note.contains("FT_FREETYPE_H (computed #include) (line 2)") && note.contains("ft2build.h"),
+        "{note}"
+    );
+}

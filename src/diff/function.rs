@@ -581,7 +581,10 @@ pub(super) fn one_function(
     if let Some(k) = cheap_delta {
         r.notes.push(Note::new(
             NoteKind::Analysis,
-            format!("the witness came before the analysis, so the Δ is from the {k} domain; --domain {} describes it with that domain", opts.analysis.domain),
+            format!(
+                "the witness came before the analysis, so the Δ is from the {k} domain (--domain {d} for a Δ from {d})",
+                d = opts.analysis.domain
+            ),
         ));
     }
     r.notes

@@ -133,10 +133,26 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
             )
         })?;
         let stderr = String::from_utf8_lossy(&out.stderr);
+        // `#include FT_FREETYPE_H` whose macro a missing header would define: the preprocessor
+        // skips the line and goes on, as with an empty stand-in; the macro is listed with the
+        // missing headers.
+        let stderr = if out.status.success() {
+            stderr
+        } else {
+            let (computed, rest) = computed_includes(&stderr);
+            for c in computed {
+                if !missing.contains(&c) {
+                    missing.push(c);
+                }
+            }
+            rest.into()
+        };
         let skipped_errors = if out.status.success() {
             Some(vec![])
-        } else {
+        } else if stderr.contains(": error: ") || stderr.contains(": fatal error: ") {
             only_error_directives(&stderr)
+        } else {
+            Some(vec![])
         };
         if let Some(skipped_errors) = skipped_errors {
             let text = String::from_utf8(out.stdout).map_err(|e| {
@@ -222,6 +238,51 @@ fn only_error_directives(stderr: &str) -> Option<Vec<SkippedError>> {
         }
     }
     (!found.is_empty()).then_some(found)
+}
+
+/// Computed includes the preprocessor could not expand to a header name (`#include MACRO`
+/// with `MACRO` undefined: GCC's "#include expects", Clang's "expected \"FILENAME\""): each as
+/// (`MACRO (computed #include)`, `file:line`), and the diagnostics without those lines.
+fn computed_includes(stderr: &str) -> (Vec<(String, String)>, String) {
+    let mut found = vec![];
+    let mut rest = String::new();
+    for l in stderr.lines() {
+        let computed = l.split_once(": error: ").filter(|(_, m)| {
+            m.starts_with("#include expects")
+                || m.starts_with("#include_next expects")
+                || m.starts_with("expected \"FILENAME\"")
+        });
+        let at = computed.and_then(|(loc, _)| {
+            let mut parts = loc.rsplitn(3, ':');
+            let (_col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+            Some((file.to_string(), line.parse::<usize>().ok()?))
+        });
+        let Some((file, line)) = at else {
+            rest.push_str(l);
+            rest.push('\n');
+            continue;
+        };
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let name = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .and_then(|t| t.trim_start().strip_prefix('#'))
+            .map(|t| {
+                let t = t.trim_start();
+                let t = t
+                    .strip_prefix("include_next")
+                    .or_else(|| t.strip_prefix("include"))
+                    .unwrap_or(t);
+                t.trim().to_string()
+            })
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "a macro".into());
+        found.push((
+            format!("{name} (computed #include)"),
+            format!("{file}:{line}"),
+        ));
+    }
+    (found, rest)
 }
 
 /// The place and message of a diagnostic line `file:line:col: error: #error message`.
