@@ -479,6 +479,42 @@ fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
     assert_eq!(verdict(&fs, "sw2"), "different");
 }
 
+/// `case MAKE_MARKER (0, 0, 3, 0xE8):` (libsndfile's `mat4.c`, its macro in a header the
+/// configuration leaves out): a missing header's function-like macro on constant arguments is
+/// a shared unknown constant like an undeclared name, one per macro and argument values; the
+/// same label in both versions is the same value, another argument another unknown.
+#[test]
+fn macro_calls_of_a_missing_header_in_case_labels_are_shared_unknowns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = |a: &str, b: &str| {
+        format!(
+            "#include \"missing.h\"\n\
+             int same(int x) {{ switch (x) {{ case MARK(0, 0x3): return 8; default: {a} }} }}\n\
+             int other(int x) {{ switch (x) {{ case MARK(0, {b}): return 8; default: return 4; }} }}\n"
+        )
+    };
+    let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
+    std::fs::write(&o, body("return 4;", "3")).unwrap();
+    std::fs::write(&n, body("return x - x + 4;", "4")).unwrap();
+    let (os, ns) = (o.to_str().unwrap(), n.to_str().unwrap());
+    let fs = functions(&json_of(&["diff", os, ns, "--format", "json"]));
+    assert_eq!(verdict(&fs, "same"), "equivalent", "{}", fs["same"]);
+    assert!(
+        fs["same"]["notes"]
+            .to_string()
+            .contains("`MARK(0, 3)` is not declared"),
+        "{}",
+        fs["same"]
+    );
+    assert_eq!(
+        verdict(&fs, "other"),
+        "possibly-different",
+        "{}",
+        fs["other"]
+    );
+    assert!(fs["other"]["witness"].is_null());
+}
+
 /// Types a missing header defines become records of the members the file uses: member
 /// accesses through unknown typedefs (record or pointer typedefs), incomplete tags and members
 /// of members are analysed, both versions share one layout (a member only the new version

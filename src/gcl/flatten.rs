@@ -515,11 +515,20 @@ impl<'f> Flattener<'f> {
                     InstrKind::SetGuard(sw, case_expr_test(&tv, e)),
                     item_line,
                 ),
-                SwitchItem::Default => self.emit(
-                    &test_ctx,
-                    InstrKind::SetGuard(sw, default_test.clone()),
-                    item_line,
-                ),
+                SwitchItem::Default => {
+                    // After the last case label, `[!sw]` already says that no case matched
+                    // (each was tested under it, on the value it had before any body ran): the
+                    // test is `true`, which the analysis needs no disequality to see.
+                    let last = !body[i..]
+                        .iter()
+                        .any(|it| matches!(it, SwitchItem::Case(..) | SwitchItem::CaseExpr(_)));
+                    let test = if last {
+                        flag_value(true)
+                    } else {
+                        default_test.clone()
+                    };
+                    self.emit(&test_ctx, InstrKind::SetGuard(sw, test), item_line)
+                }
                 SwitchItem::Stmt(s) => {
                     res = self.stmt(s, &mut b);
                     if res.is_err() {
@@ -692,6 +701,33 @@ int sign(int x)
         assert_eq!(f.instrs.len(), 7);
         assert!((0..4).all(|i| !has_not_ret(i)));
         assert!((4..7).all(has_not_ret));
+    }
+
+    /// A `default` after the last case label is taken whenever it is reached: its test is
+    /// `1`, not the negation of every case (which needs a disequality the domains may lose).
+    #[test]
+    fn a_default_after_every_case_needs_no_test() {
+        let mut b = FnBuilder::new("sw", CType::INT);
+        let x = b.param("x", CType::INT);
+        let y = b.param("y", CType::INT);
+        let f = b.body(vec![
+            st(
+                2,
+                StmtKind::Switch {
+                    value: x.clone(),
+                    body: vec![
+                        SwitchItem::CaseExpr(y.clone()),
+                        SwitchItem::Stmt(ret(3, Some(int(8)))),
+                        SwitchItem::Default,
+                        SwitchItem::Stmt(ret(4, Some(int(4)))),
+                    ],
+                },
+            ),
+            ret(5, Some(int(0))),
+        ]);
+        let t = text(&prog(vec![f]));
+        assert!(t.contains("[!sw1]         sw1 := 1"), "{t}");
+        assert!(!t.contains("!(x == y)"), "{t}");
     }
 
     #[test]

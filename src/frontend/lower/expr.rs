@@ -376,7 +376,7 @@ impl Ctx<'_> {
 
     /// The opaque global standing for the undeclared `name` (see [`GlobalVar::opaque`]); the
     /// first use in each function gets a note, which the report attaches to the function.
-    fn opaque_global(&mut self, name: &str, off: usize) -> GlobalId {
+    pub(super) fn opaque_global(&mut self, name: &str, off: usize) -> GlobalId {
         let line = self.line(off);
         let g = *self.opaque.entry(name.to_string()).or_insert_with(|| {
             self.globals.push(GlobalVar {

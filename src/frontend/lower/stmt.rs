@@ -17,7 +17,7 @@ use lang_c::span::Node;
 use super::ops::promote;
 use super::{Ctx, Enclosing, Res, Val};
 use crate::frontend::consteval::normalize;
-use crate::frontend::types::{Scope, TypeEnv};
+use crate::frontend::types::{Binding, Scope, TypeEnv};
 use crate::ir::{
     CType, Expr, ExprKind, LoopKind, Place, Stmt, StmtKind, SwitchItem, UnOp, VarKind,
 };
@@ -352,6 +352,32 @@ impl Ctx<'_> {
     fn opaque_case(&mut self, e: &Node<Expression>, t: &CType) -> Option<Expr> {
         if !self.opaque_undeclared {
             return None;
+        }
+        // `case MAKE_MARKER (0, 0, 3, 0xE8):` (libsndfile): a function-like macro of a missing
+        // header on constant arguments is a constant too, unknown and the same in both
+        // versions: one opaque global per macro name and argument values.
+        if let Expression::Call(c) = &e.node {
+            if let Expression::Identifier(id) = &c.node.callee.node {
+                let name = &id.node.name;
+                // (The failed constant evaluation already declared it implicitly.)
+                let undeclared = match self.tables.lookup(name) {
+                    None => true,
+                    Some(Binding::Func(_)) => self.undeclared_calls.contains(name),
+                    Some(_) => false,
+                };
+                if undeclared {
+                    let args = c
+                        .node
+                        .arguments
+                        .iter()
+                        .map(|a| self.const_int(a).ok().map(|v| v.to_string()))
+                        .collect::<Option<Vec<_>>>()?;
+                    let g =
+                        self.opaque_global(&format!("{name}({})", args.join(", ")), e.span.start);
+                    let v = self.global_var(g);
+                    return Some(self.convert(Expr::new(ExprKind::Var(v), CType::INT), t));
+                }
+            }
         }
         let (v, st) = self.buffered(|cx| cx.rvalue(e)).ok()?;
         if !st.is_empty() || !v.ty.is_integer() || !self.reads_only_opaque(&v) {
