@@ -777,6 +777,25 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
             let (l, r) = (self.ty(&b.lhs.node), self.ty(&b.rhs.node));
             self.unify(l, r);
         }
+        // `pw->limit - q`, `p < pr->limit` with `q`, `p` pointers to a missing type: the
+        // member points to that type too (C subtracts and orders pointers of one type only).
+        if matches!(
+            b.operator.node,
+            BinaryOperator::Minus
+                | BinaryOperator::Less
+                | BinaryOperator::Greater
+                | BinaryOperator::LessOrEqual
+                | BinaryOperator::GreaterOrEqual
+        ) {
+            let (l, r) = (self.ty(&b.lhs.node), self.ty(&b.rhs.node));
+            let pointer = |t: &Option<Ty>| {
+                t.as_ref()
+                    .is_some_and(|(k, l)| *l >= 1 && !matches!(k, Key::Member(_)))
+            };
+            if pointer(&l) || pointer(&r) {
+                self.unify(l, r);
+            }
+        }
         if b.operator.node == BinaryOperator::Index {
             if let Some((k, l)) = self.ty(&b.lhs.node) {
                 self.record(k, 1 - l, None);
@@ -899,6 +918,23 @@ mod tests {
         );
         let set = l.decls.find("struct __dizy_Set {").unwrap();
         assert!(set < l.decls.find("struct __dizy_Core {").unwrap());
+    }
+
+    /// ghostscript's `uint wcount = pw->limit - q;` with `byte *q = pw->ptr;`: a member
+    /// subtracted from or compared with a pointer to a missing type points to it too.
+    #[test]
+    fn a_member_subtracted_from_a_pointer_has_its_type() {
+        let l = shapes_of(
+            "int f(Cur *pw, Cur *pr) { byte *q = pw->ptr; const byte *p = pr->ptr;\n\
+               if (p < pr->limit) return 1; return pw->limit - q; }\n",
+            &["Cur", "byte"],
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_Cur { long * limit; long * ptr; };"),
+            "{}",
+            l.decls
+        );
     }
 
     #[test]
