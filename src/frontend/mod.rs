@@ -427,7 +427,8 @@ fn parse_with(
             // (the functions that need them are then rejected, as without records).
             if unconfigured && started.elapsed() * 4 < limit {
                 let mut guessed = t.repairs.default_guesses();
-                let mut found = opaque::infer(&t.parse.unit, &guessed);
+                let mut named = t.repairs.named_guesses();
+                let mut found = opaque::infer(&t.parse.unit, &guessed, &named);
                 if !found.type_names.is_empty() {
                     // `T *p;` parsed as a product: `T` is a type name after all.
                     let pl = t.prelude_len;
@@ -441,12 +442,14 @@ fn parse_with(
                         }
                     });
                     guessed = t.repairs.default_guesses();
-                    found = opaque::infer(&t.parse.unit, &guessed);
+                    named = t.repairs.named_guesses();
+                    found = opaque::infer(&t.parse.unit, &guessed, &named);
                 }
-                let layout = shapes
-                    .as_ref()
-                    .unwrap_or(&found.shapes)
-                    .layout(&guessed, &found.defined);
+                let layout = shapes.as_ref().unwrap_or(&found.shapes).layout(
+                    &guessed,
+                    &named,
+                    &found.defined,
+                );
                 if !layout.decls.is_empty() {
                     t = tolerant::reparse(t, |rep| rep.layout = layout);
                 }

@@ -103,7 +103,12 @@ impl Shapes {
 
     /// The declarations for a file whose guessed typedef names are `guessed` and whose defined
     /// struct tags are `defined` (a tag defined there is not redefined).
-    pub(super) fn layout(&self, guessed: &BTreeSet<String>, defined: &HashSet<String>) -> Layout {
+    pub(super) fn layout(
+        &self,
+        guessed: &BTreeSet<String>,
+        named: &BTreeMap<String, String>,
+        defined: &HashSet<String>,
+    ) -> Layout {
         // Each key's level and kind: the commonest level of its record uses, else of its
         // element uses.
         let level = |u: &Uses| -> Option<(u8, bool)> {
@@ -123,7 +128,7 @@ impl Shapes {
             Key::Member(m) => format!("__dizy_m_{m}"),
         };
         let usable = |k: &Key| match k {
-            Key::Name(n) => guessed.contains(n),
+            Key::Name(n) => guessed.contains(n) || named.contains_key(n),
             Key::Tag(t) => !defined.contains(t),
             Key::Member(_) => true,
         };
@@ -154,6 +159,9 @@ impl Shapes {
         let uses = &uses;
         let mut shape: BTreeMap<&Key, (u8, bool)> = BTreeMap::new();
         for (k, u) in uses {
+            if matches!(k, Key::Name(n) if named.contains_key(n)) {
+                continue;
+            }
             if let Some((l, rec)) = level(u) {
                 // A tag is the record itself; a record with no member is nothing to define.
                 let ok = match k {
@@ -245,6 +253,9 @@ impl Shapes {
             let mut members = vec![];
             for f in &uses[k].members {
                 let ty = match member_ty(f, &shape) {
+                    Some((Key::Name(n), l, _)) if named.contains_key(&n) => {
+                        spelled(named[&n].clone(), l)
+                    }
                     Some((r, 0, true)) if cyclic.contains(&r) => "long".to_string(),
                     Some((r, l, true)) => spelled(format!("struct {}", record_name(&r)), l),
                     Some((_, l, false)) if l > 0 || !self.void_pointers.contains(f) => {
@@ -292,9 +303,14 @@ pub(super) struct Inferred {
 
 /// The shapes the uses in `unit` give the unknown typedef names `guessed` and the struct tags
 /// the unit never defines.
-pub(super) fn infer(unit: &TranslationUnit, guessed: &BTreeSet<String>) -> Inferred {
+pub(super) fn infer(
+    unit: &TranslationUnit,
+    guessed: &BTreeSet<String>,
+    named: &BTreeMap<String, String>,
+) -> Inferred {
     let mut decls = Decls {
         guessed,
+        named,
         typedefs: HashMap::new(),
         globals: HashMap::new(),
         fields: HashMap::new(),
@@ -352,6 +368,9 @@ type Ty = (Key, i32);
 /// Declarations of the file that involve missing types.
 struct Decls<'a> {
     guessed: &'a BTreeSet<String>,
+    /// Unknown typedef names given a type by their name (`byte`, `UInt32`): scalars, never
+    /// records, but a member holding one (or a pointer to one) gets that type.
+    named: &'a BTreeMap<String, String>,
     /// The file's typedefs of missing types (`typedef T *TP;`).
     typedefs: HashMap<String, Ty>,
     /// Globals and functions (their return type); `None`: declared with two types.
@@ -418,7 +437,7 @@ impl Decls<'_> {
             match ts {
                 TypeSpecifier::TypedefName(id) => {
                     let n = &id.node.name;
-                    if self.guessed.contains(n) {
+                    if self.guessed.contains(n) || self.named.contains_key(n) {
                         return Some((Key::Name(n.clone()), 0));
                     }
                     return self.typedefs.get(n).cloned();
@@ -811,14 +830,15 @@ mod tests {
 
     fn shapes_of(src: &str, guessed: &[&str]) -> Layout {
         let guessed: BTreeSet<String> = guessed.iter().map(|s| s.to_string()).collect();
-        let mut text = String::new();
+        let mut text = String::from("typedef unsigned char byte;\n");
         for g in &guessed {
             text.push_str(&format!("typedef long {g};\n"));
         }
         text.push_str(src);
         let p = lang_c::driver::parse_preprocessed(&Default::default(), text).expect("parse");
-        let i = infer(&p.unit, &guessed);
-        i.shapes.layout(&guessed, &i.defined)
+        let named = BTreeMap::from([("byte".to_string(), "unsigned char".to_string())]);
+        let i = infer(&p.unit, &guessed, &named);
+        i.shapes.layout(&guessed, &named, &i.defined)
     }
 
     #[test]
@@ -827,7 +847,7 @@ mod tests {
             int f(int a) { ctl_t *c; ctl_t **cc; E * g; a * b; int k; k * h; ctl_t * ctl_t; return 0; }\n";
         let p = lang_c::driver::parse_preprocessed(&Default::default(), text.to_string())
             .expect("parse");
-        let i = infer(&p.unit, &BTreeSet::new());
+        let i = infer(&p.unit, &BTreeSet::new(), &BTreeMap::new());
         // Only `ctl_t`: `E`, `a` and `k` are declared; `b` alone does not make a type.
         assert_eq!(i.type_names.keys().collect::<Vec<_>>(), ["ctl_t"]);
         assert_eq!(i.type_names["ctl_t"], text.find("ctl_t *c").unwrap());
@@ -927,11 +947,11 @@ mod tests {
         let l = shapes_of(
             "int f(Cur *pw, Cur *pr) { byte *q = pw->ptr; const byte *p = pr->ptr;\n\
                if (p < pr->limit) return 1; return pw->limit - q; }\n",
-            &["Cur", "byte"],
+            &["Cur"],
         );
         assert!(
             l.decls
-                .contains("struct __dizy_Cur { long * limit; long * ptr; };"),
+                .contains("struct __dizy_Cur { unsigned char * limit; unsigned char * ptr; };"),
             "{}",
             l.decls
         );

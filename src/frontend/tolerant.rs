@@ -77,6 +77,15 @@ impl Repairs {
         self.layout.typedefs.get(name).map_or(guess, |t| t.as_str())
     }
 
+    /// The typedef names given a type by their name (not the default guess), with that type.
+    pub fn named_guesses(&self) -> BTreeMap<String, String> {
+        self.typedefs
+            .iter()
+            .filter(|(_, (ty, _))| *ty != DEFAULT_TYPE)
+            .map(|(n, (ty, _))| (n.clone(), ty.to_string()))
+            .collect()
+    }
+
     /// The typedef names given the default guess: the ones a record may replace.
     pub fn default_guesses(&self) -> std::collections::BTreeSet<String> {
         self.typedefs
