@@ -207,7 +207,21 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<Poin
                     continue;
                 }
                 out.reachable = true;
-                compare_values(&names, s, &pairs, &mut out)?;
+                // Both versions reached the end of a non-void function without `return`: no
+                // value to compare (a caller that uses it has undefined behaviour in both).
+                let fell_off = d.kind == DiffKind::Exit
+                    && s.ctx.get(&c.old_ret) == Some(&false)
+                    && s.ctx.get(&c.new_ret) == Some(&false);
+                if fell_off {
+                    let retval = c.old_retval.map(|v| f.func.var(v).name.clone());
+                    let rest: Vec<Compared> = compared_pairs(c, a, d)
+                        .into_iter()
+                        .filter(|p| Some(&p.name) != retval.as_ref())
+                        .collect();
+                    compare_values(&names, s, &rest, &mut out)?;
+                } else {
+                    compare_values(&names, s, &pairs, &mut out)?;
+                }
                 compare_memory(&names, s, &mut out)?;
             }
         }

@@ -574,3 +574,48 @@ fn sign_of_zero_is_a_note_not_a_witness() {
         f["notes"]
     );
 }
+
+/// A non-void function whose end both versions reach without `return` has no value to compare
+/// there (a caller using it has undefined behaviour in both): equal otherwise, it is
+/// equivalent. Where only one version returns a value, or the versions write different globals
+/// before falling off, they differ.
+#[test]
+fn falling_off_the_end_in_both_versions_is_no_difference() {
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "both_fall_off",
+            "int f(int x) { if (x) return 1; }\n",
+            "int f(int x) { if (x < 0 || x > 0) return 1; }\n",
+            &["equivalent"],
+        ),
+        (
+            "one_falls_off",
+            "int f(int x) { if (x) return 1; }\n",
+            "int f(int x) { if (x) return 1; return 0; }\n",
+            &["possibly-different", "different"],
+        ),
+        (
+            "globals_before_falling_off",
+            "int g;\nint f(int x) { if (x) return 1; g = 1; }\n",
+            "int g;\nint f(int x) { if (x) return 1; g = 2; }\n",
+            &["possibly-different", "different"],
+        ),
+    ];
+    for (name, old, new, allowed) in cases {
+        let case = Case {
+            name,
+            old,
+            new,
+            functions: &[],
+            only: false,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let report = dizy(dir.path(), &case);
+        let f = report["functions"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["name"] == "f"))
+            .unwrap_or_else(|| panic!("{name}: no verdict for f: {report}"));
+        let verdict = f["verdict"].as_str().unwrap_or("");
+        assert!(allowed.contains(&verdict), "{name}: {verdict}: {f}");
+    }
+}
