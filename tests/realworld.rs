@@ -610,3 +610,41 @@ fn records_for_the_types_of_a_missing_header() {
     }
     assert!(!v.to_string().contains("full layout is unknown"), "{v:#}");
 }
+
+/// A function of a missing header whose result initializes a struct the file defines
+/// (`krb5_data plain = empty_data();`) is assumed to return that struct, as one whose result is
+/// used as a pointer is assumed to return `void *`; the report says so. Where the struct's
+/// layout itself is a missing header's, the copy stays rejected with that reason.
+#[test]
+fn an_undeclared_function_initializing_a_struct_returns_that_struct() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = |k: i32| {
+        format!(
+            "#include \"missing.h\"\ntypedef struct {{ long length; char *data; }} data_t;\n\
+             int f(int x) {{ data_t d = empty_data(x); if (x > {k}) return d.length; return 0; }}\n\
+             int g(int x) {{ rec_t r = make_rec(x); return r.n + (x > {k}); }}\n"
+        )
+    };
+    let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
+    std::fs::write(&o, src(3)).unwrap();
+    std::fs::write(&n, src(4)).unwrap();
+    let (os, ns) = (o.to_str().unwrap(), n.to_str().unwrap());
+    let v = json_of(&["diff", os, ns, "--format", "json"]);
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "f"), "possibly-different", "{}", fs["f"]);
+    assert!(
+        v["assumptions"].to_string().contains(
+            "their results used as structs: assumed to return the struct they initialize: empty_data"
+        ),
+        "{}",
+        v["assumptions"]
+    );
+    assert_eq!(verdict(&fs, "g"), "unsupported");
+    assert!(
+        fs["g"]["notes"]
+            .to_string()
+            .contains("a copy of `rec_t`, whose full layout is unknown"),
+        "{}",
+        fs["g"]
+    );
+}

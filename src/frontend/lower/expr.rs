@@ -539,11 +539,11 @@ impl Ctx<'_> {
                 let ft = match self.funcs.get(&name) {
                     Some(ft) => ft.clone(),
                     None => {
-                        let ret = if self.assumed_pointer.contains(&name) {
-                            CType::Ptr(Box::new(CType::Void))
-                        } else {
-                            CType::INT
-                        };
+                        let ret = self
+                            .assumed_pointer
+                            .get(&name)
+                            .cloned()
+                            .unwrap_or(CType::INT);
                         let ft = FuncType {
                             ret,
                             params: vec![],

@@ -95,13 +95,15 @@ struct Ctx<'a> {
     notes: Vec<Note>,
     undeclared_calls: Vec<String>,
     /// Functions called without a declaration whose result is converted to a pointer (passed
-    /// as one, assigned to one, cast to one) somewhere.
-    pointer_results: std::collections::BTreeSet<String>,
+    /// as one, assigned to one, cast to one) or to a struct somewhere: the type (`None` when
+    /// uses disagree).
+    pointer_results: std::collections::BTreeMap<String, Option<CType>>,
     /// See [`Program::void_targets`].
     void_targets: std::collections::BTreeSet<crate::ir::StructId>,
-    /// Those a function called without a declaration is assumed to return `void *` for: the
-    /// missing header surely declared them so (an `int` would not hold a pointer on LP64).
-    assumed_pointer: std::collections::BTreeSet<String>,
+    /// The result types assumed for functions called without a declaration: `void *` where
+    /// the result is used as a pointer (an `int` would not hold a pointer on LP64), the struct
+    /// a result initializes or is assigned to; the missing header surely declared them so.
+    assumed_pointer: std::collections::BTreeMap<String, CType>,
     /// Whether a name used as a value without a declaration becomes an opaque global
     /// ([`GlobalVar::opaque`]): only when project headers are missing, where it was most
     /// likely declared; otherwise it is an error in the code.
@@ -147,17 +149,40 @@ pub fn lower_unit(
     )?;
     // Without the project's headers, a function called undeclared whose result the code uses
     // as a pointer is lowered again as returning `void *`.
-    if opaque_undeclared && !pointers.is_empty() {
-        let assumed = pointers.clone();
-        (prog, _) = lower_pass(unit, map, file, opaque_undeclared, assumed_tags, assumed)?;
-        prog.notes.push(Note::in_file(
-            NoteKind::Assumption,
+    let assumed: std::collections::BTreeMap<String, CType> = pointers
+        .into_iter()
+        .filter_map(|(n, t)| Some((n, t?)))
+        .collect();
+    if opaque_undeclared && !assumed.is_empty() {
+        (prog, _) = lower_pass(
+            unit,
+            map,
             file,
-            format!(
-                "called without a declaration, their results used as pointers: assumed to return `void *`: {}",
-                pointers.into_iter().collect::<Vec<_>>().join(", ")
-            ),
-        ));
+            opaque_undeclared,
+            assumed_tags,
+            assumed.clone(),
+        )?;
+        let (ptrs, recs): (Vec<_>, Vec<_>) = assumed.iter().partition(|(_, t)| t.is_pointer());
+        if !ptrs.is_empty() {
+            prog.notes.push(Note::in_file(
+                NoteKind::Assumption,
+                file,
+                format!(
+                    "called without a declaration, their results used as pointers: assumed to return `void *`: {}",
+                    ptrs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        if !recs.is_empty() {
+            prog.notes.push(Note::in_file(
+                NoteKind::Assumption,
+                file,
+                format!(
+                    "called without a declaration, their results used as structs: assumed to return the struct they initialize: {}",
+                    recs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
     }
     Ok(prog)
 }
@@ -170,8 +195,8 @@ fn lower_pass(
     file: &str,
     opaque_undeclared: bool,
     assumed_tags: std::collections::BTreeSet<String>,
-    assumed_pointer: std::collections::BTreeSet<String>,
-) -> Res<(Program, std::collections::BTreeSet<String>)> {
+    assumed_pointer: std::collections::BTreeMap<String, CType>,
+) -> Res<(Program, std::collections::BTreeMap<String, Option<CType>>)> {
     let mut cx = Ctx {
         map,
         file,

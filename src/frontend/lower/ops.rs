@@ -349,7 +349,7 @@ impl Ctx<'_> {
     }
 
     /// Records the function called without a declaration whose result `x` is, when it is
-    /// converted to the pointer type `to` (see [`Ctx::pointer_results`]), and the struct a
+    /// converted to a pointer or struct type `to` (see [`Ctx::pointer_results`]), and the struct a
     /// `void *` is converted to ([`crate::ir::Program::void_targets`]).
     pub(super) fn note_pointer_use(&mut self, x: &Expr, to: &CType) {
         if let (CType::Ptr(from), CType::Ptr(t)) = (&x.ty, to) {
@@ -357,9 +357,20 @@ impl Ctx<'_> {
                 self.void_targets.insert(*s);
             }
         }
-        if let (ExprKind::Var(v), true) = (&x.kind, to.is_pointer()) {
+        let assumed = match to {
+            CType::Ptr(_) => Some(CType::Ptr(Box::new(CType::Void))),
+            CType::Struct(_) => Some(to.clone()),
+            _ => None,
+        };
+        if let (ExprKind::Var(v), Some(t)) = (&x.kind, assumed) {
             if let Some(n) = self.f.as_ref().and_then(|f| f.undeclared_results.get(v)) {
-                self.pointer_results.insert(n.clone());
+                let e = self
+                    .pointer_results
+                    .entry(n.clone())
+                    .or_insert(Some(t.clone()));
+                if e.as_ref() != Some(&t) {
+                    *e = None;
+                }
             }
         }
     }
