@@ -487,7 +487,7 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             .unwrap_or(DEFAULT_TYPE);
         let at = toks
             .iter()
-            .find(|t| &body[t.start..t.end] == name)
+            .find(|t| body[t.start..t.end] == name)
             .map_or(0, |t| t.start);
         rep.typedefs.insert(name.clone(), (ty, at));
         return Some((at, format!("typedef {name}")));
