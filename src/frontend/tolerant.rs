@@ -197,6 +197,14 @@ pub(super) fn reparse(t: Tolerated, change: impl FnOnce(&mut Repairs)) -> Tolera
 }
 
 /// LP64 types of the standard typedef names a missing header would have brought in.
+/// The type an unknown typedef name is given: its standard type, the width its name says, or
+/// the default guess.
+fn guessed_type(name: &str) -> &'static str {
+    known_type(name)
+        .or_else(|| type_by_name(name))
+        .unwrap_or(DEFAULT_TYPE)
+}
+
 fn known_type(name: &str) -> Option<&'static str> {
     Some(match name {
         "bool" => "_Bool",
@@ -373,9 +381,7 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             && matches!(text(i + 5), "(" | "[")
         {
             let name = text(i).to_string();
-            let ty = known_type(&name)
-                .or_else(|| type_by_name(&name))
-                .unwrap_or(DEFAULT_TYPE);
+            let ty = guessed_type(&name);
             rep.typedefs.insert(name.clone(), (ty, toks[i].start));
             return Some((toks[i].start, format!("typedef {name}")));
         }
@@ -471,9 +477,7 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         if cast
             || (!after_type && ((next_is_ident && !is_keyword(next)) || next == "*" || qualifier))
         {
-            let ty = known_type(&name)
-                .or_else(|| type_by_name(&name))
-                .unwrap_or(DEFAULT_TYPE);
+            let ty = guessed_type(&name);
             rep.typedefs.insert(name.clone(), (ty, toks[i].start));
             return Some((toks[i].start, format!("typedef {name}")));
         }
@@ -482,9 +486,7 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
     // an unknown type, in a list whose other parameters show it is one of declarations. The
     // parser may stop anywhere in the list (`f (ctx, unknown, int x)` fails at `x`).
     if let Some(name) = unnamed_unknown_parameter(body, toks, k, &unknown_ident, &known) {
-        let ty = known_type(&name)
-            .or_else(|| type_by_name(&name))
-            .unwrap_or(DEFAULT_TYPE);
+        let ty = guessed_type(&name);
         let at = toks
             .iter()
             .find(|t| body[t.start..t.end] == name)
