@@ -112,6 +112,7 @@ pub(super) fn parse(mut body: String) -> Result<Tolerated, (SyntaxError, usize)>
     let mut rep = Repairs::default();
     replace_undefined_constants(&mut body, &mut rep);
     unwrap_function_names(&mut body, &mut rep);
+    blank_lone_macros(&mut body, &mut rep);
     let mut last_fix: Option<(usize, String)> = None;
     for _ in 0..MAX_REPAIRS {
         let prelude = prelude(&rep);
@@ -858,6 +859,83 @@ fn replace_undefined_constants(body: &mut String, rep: &mut Repairs) {
     }
 }
 
+/// Words that can open a file-scope declaration.
+const DECLARATION_STARTS: &[&str] = &[
+    "typedef",
+    "extern",
+    "static",
+    "struct",
+    "union",
+    "enum",
+    "const",
+    "volatile",
+    "inline",
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "__attribute__",
+    "__extension__",
+    "_Static_assert",
+];
+
+/// `GSSRPC__BEGIN_DECLS` / `GSSRPC__END_DECLS` (krb5's, whose definition a generated header
+/// has): a name alone on its line at file scope, after a complete declaration (or at the start),
+/// followed by a declaration or by the end of the text, can only be a macro that expands to
+/// nothing — no C declaration has that shape — so it is blanked before parsing.
+fn blank_lone_macros(body: &mut String, rep: &mut Repairs) {
+    let toks = tokenize(body);
+    let text = |i: usize| &body[toks[i].start..toks[i].end];
+    let gap = |a: usize, b: usize| body[a..b].contains('\n');
+    // Nesting depth before each token, and which tokens are lone names at file scope.
+    let mut depth = 0i32;
+    let mut lone = vec![false; toks.len()];
+    for i in 0..toks.len() {
+        let prev_ends = i == 0 || matches!(text(i - 1), ";" | "}") || lone[i - 1];
+        lone[i] = depth == 0
+            && toks[i].kind == Tok::Ident
+            && !is_keyword(text(i))
+            && prev_ends
+            && (i == 0 || gap(toks[i - 1].end, toks[i].start))
+            && toks.get(i + 1).is_none_or(|n| gap(toks[i].end, n.start));
+        match text(i) {
+            "{" | "(" | "[" => depth += 1,
+            "}" | ")" | "]" => depth -= 1,
+            _ => {}
+        }
+    }
+    // Blank from the back: a lone name before a declaration, the end, or a blanked name.
+    let mut blanked = vec![false; toks.len()];
+    for i in (0..toks.len()).rev() {
+        if !lone[i] {
+            continue;
+        }
+        let next_ok = match toks.get(i + 1) {
+            None => true,
+            Some(_) => DECLARATION_STARTS.contains(&text(i + 1)) || blanked[i + 1],
+        };
+        blanked[i] = next_ok;
+    }
+    let spans: Vec<(usize, usize)> = (0..toks.len())
+        .filter(|&i| blanked[i])
+        .map(|i| (toks[i].start, toks[i].end))
+        .collect();
+    if spans.is_empty() {
+        return;
+    }
+    let from = rep.blanked.len();
+    for (a, b) in spans {
+        blank(body, a, b, rep);
+    }
+    apply_blanks(body, from, rep);
+}
+
 /// Whether the text declares `true`/`false`/`NULL` itself, as enumerators (then they are not
 /// ours to define; being conservative here only costs precision: uses stay undeclared).
 fn declares_constants(body: &str, toks: &[Token]) -> bool {
@@ -1130,6 +1208,19 @@ mod tests {
         );
         let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
         assert_eq!(names, ["msgtype", "part", "set"]);
+    }
+
+    /// `GSSRPC__BEGIN_DECLS` / `GSSRPC__END_DECLS` around a missing header's declarations
+    /// (krb5's `gssrpc/*.h` without the generated `types.h`): macros that expand to nothing,
+    /// also the last one of the text.
+    #[test]
+    fn declaration_bracket_macros_expand_to_nothing() {
+        let t = repaired(
+            "# 1 \"a.c\"\nGSSRPC__BEGIN_DECLS\nenum auth_stat { AUTH_OK = 0 };\nGSSRPC__END_DECLS\nGSSRPC__BEGIN_DECLS\nenum clnt_stat { RPC_SUCCESS = 0 };\nint g(int x) { return x; }\nGSSRPC__END_DECLS\n",
+        );
+        let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(blanked.len(), 4, "{blanked:?}");
+        assert!(t.repairs.typedefs.is_empty(), "{:?}", t.repairs.typedefs);
     }
 
     /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
