@@ -586,7 +586,7 @@ fn annotate(
     }
     if !r.unwrapped.is_empty() {
         notes.push(file_note(format!(
-            "macros wrapping a function name reduced to the name: {}",
+            "macros wrapping a function's name or return type reduced to what they wrap: {}",
             list(
                 r.unwrapped
                     .iter()

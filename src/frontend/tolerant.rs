@@ -819,15 +819,30 @@ fn unwrap_function_names(body: &mut String, rep: &mut Repairs) {
                 || toks[i - 1].kind == Tok::Ident
                     && (!is_keyword(t(i - 1)) || TYPE_WORDS.contains(&t(i - 1))));
         if shape {
-            edits.push((i, t(i).to_string(), t(i + 2).to_string()));
+            edits.push((i, i + 3, t(i).to_string(), t(i + 2).to_string()));
+            continue;
+        }
+        // `FT_LOCAL_DEF( void ) TT_Get_HMetrics( …`: a macro wrapping the return type (its
+        // definition adds linkage), at the start of a declaration.
+        let starts = matches!(t(i - 1), ";" | "}");
+        if starts && toks[i].kind == Tok::Ident && !is_keyword(t(i)) && t(i + 1) == "(" {
+            let close = (i + 2..toks.len().min(i + 10)).find(|&j| t(j) == ")");
+            if let Some(c) = close.filter(|&c| c > i + 2 && c + 2 < toks.len()) {
+                let ty = (i + 2..c).all(|j| toks[j].kind == Tok::Ident || t(j) == "*");
+                if ty && toks[c + 1].kind == Tok::Ident && !is_keyword(t(c + 1)) && t(c + 2) == "("
+                {
+                    let inner = body[toks[i + 2].start..toks[c - 1].end].to_string();
+                    edits.push((i, c, t(i).to_string(), inner));
+                }
+            }
         }
     }
-    for (i, mac, name) in edits {
-        for j in [i, i + 1, i + 3] {
+    for (i, close, mac, inner) in edits {
+        for j in [i, i + 1, close] {
             let (s, e) = (toks[j].start, toks[j].end);
             body.replace_range(s..e, &" ".repeat(e - s));
         }
-        rep.unwrapped.push((toks[i].start, mac, name));
+        rep.unwrapped.push((toks[i].start, mac, inner));
     }
 }
 
@@ -1221,6 +1236,28 @@ mod tests {
         let blanked: Vec<_> = t.repairs.blanked.iter().map(|b| b.1.clone()).collect();
         assert_eq!(blanked.len(), 4, "{blanked:?}");
         assert!(t.repairs.typedefs.is_empty(), "{:?}", t.repairs.typedefs);
+    }
+
+    /// FreeType's `FT_LOCAL_DEF( void )` before a function's name: the macro wraps the return
+    /// type and is reduced to it.
+    #[test]
+    fn a_macro_wrapping_the_return_type_is_reduced_to_it() {
+        let t = repaired(
+            "# 1 \"a.c\"\nint k;\nFT_LOCAL_DEF( void )\nget_metrics( int face, unsigned short* aw )\n{ *aw = face; }\nFT_BASE_DEF( unsigned long * )\nf( int x ) { return 0; }\n",
+        );
+        let u: Vec<_> = t
+            .repairs
+            .unwrapped
+            .iter()
+            .map(|u| (u.1.clone(), u.2.clone()))
+            .collect();
+        assert_eq!(
+            u,
+            [
+                ("FT_LOCAL_DEF".to_string(), "void".to_string()),
+                ("FT_BASE_DEF".to_string(), "unsigned long *".to_string())
+            ]
+        );
     }
 
     /// `typedef T (fn_t) (int e);` with `T` a typedef name (OpenSSL 3's headers) is no macro
