@@ -136,24 +136,35 @@ pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<P
         // `#include FT_FREETYPE_H` whose macro a missing header would define: the preprocessor
         // skips the line and goes on, as with an empty stand-in; the macro is listed with the
         // missing headers.
-        let stderr = if out.status.success() {
-            stderr
+        let (computed, rest) = if out.status.success() {
+            (vec![], stderr.to_string())
         } else {
-            let (computed, rest) = computed_includes(&stderr);
+            computed_includes(&stderr)
+        };
+        let skipped_errors = if out.status.success() {
+            Some(vec![])
+        } else if computed.is_empty() {
+            only_error_directives(&stderr)
+        } else if !(rest.contains(": error: ") || rest.contains(": fatal error: "))
+            && limits
+                .hit(&out.status, started.elapsed(), Some(&out.stderr))
+                .is_none()
+            && out.status.code() == Some(1)
+        {
+            // Only computed includes failed: the preprocessor went on and wrote everything
+            // (exit status 1, not a signal or a limit).
+            Some(vec![])
+        } else {
+            only_error_directives(&rest)
+        };
+        if skipped_errors.is_some() {
             for c in computed {
                 if !missing.contains(&c) {
                     missing.push(c);
                 }
             }
-            rest.into()
-        };
-        let skipped_errors = if out.status.success() {
-            Some(vec![])
-        } else if stderr.contains(": error: ") || stderr.contains(": fatal error: ") {
-            only_error_directives(&stderr)
-        } else {
-            Some(vec![])
-        };
+        }
+        let stderr = rest;
         if let Some(skipped_errors) = skipped_errors {
             let text = String::from_utf8(out.stdout).map_err(|e| {
                 let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
