@@ -316,6 +316,80 @@ pub struct Field {
     pub name: String,
     pub ty: CType,
     pub offset: u64,
+    /// The width of a bit-field. dizy lays a bit-field out as a whole member of its type (a
+    /// slot of its own, not packed with its neighbours as the compiler packs it): every store
+    /// keeps the value the field can hold (`bit_normalized`) and every read takes it so, which
+    /// is what the packed field gives; what depends on the packing (`sizeof`, byte views) is
+    /// opaque or rejected (see [`has_bitfields`]).
+    pub bits: Option<u8>,
+}
+
+/// Whether `ty` holds a struct with a bit-field (by value: nested structs and arrays, not
+/// through pointers): its layout is not the compiler's (see [`Field::bits`]).
+pub fn has_bitfields(structs: &[StructDef], ty: &CType) -> bool {
+    match ty {
+        CType::Array(e, _) => has_bitfields(structs, e),
+        CType::Struct(s) => structs.get(s.index()).is_some_and(|d| {
+            d.fields
+                .iter()
+                .any(|f| f.bits.is_some() || has_bitfields(structs, &f.ty))
+        }),
+        _ => false,
+    }
+}
+
+/// Whether a value of type `ty` reaches a struct with a bit-field, by value or through pointers
+/// (a witness's memory inputs then have dizy's layout, not the compiler's).
+pub fn reaches_bitfields(structs: &[StructDef], ty: &CType) -> bool {
+    fn go(structs: &[StructDef], ty: &CType, seen: &mut Vec<StructId>) -> bool {
+        match ty {
+            CType::Array(e, _) | CType::Ptr(e) => go(structs, e, seen),
+            CType::Struct(s) if !seen.contains(s) => {
+                seen.push(*s);
+                structs.get(s.index()).is_some_and(|d| {
+                    d.fields
+                        .iter()
+                        .any(|f| f.bits.is_some() || go(structs, &f.ty, seen))
+                })
+            }
+            _ => false,
+        }
+    }
+    go(structs, ty, &mut vec![])
+}
+
+/// The bit-field whose slot starts at byte `off` of a `ty` value, with its type: what a witness
+/// shows of the slot is the value the field holds ([`bit_normalized_value`]).
+pub fn bitfield_at(structs: &[StructDef], ty: &CType, off: u64) -> Option<(u8, CType)> {
+    match ty {
+        CType::Array(e, Some(_)) => {
+            let es = layout_size(structs, e).max(1);
+            bitfield_at(structs, e, off % es)
+        }
+        CType::Struct(s) => {
+            let d = structs.get(s.index())?;
+            if d.is_union {
+                return None;
+            }
+            let f = d.fields.iter().rev().find(|f| f.offset <= off)?;
+            match f.bits {
+                Some(w) if f.offset == off => Some((w, f.ty.clone())),
+                _ => bitfield_at(structs, &f.ty, off - f.offset),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `v` as a bit-field of `width` bits and integer type `ty` holds it: the low bits, sign-extended
+/// for a signed type (GCC's conversion into a narrower signed field).
+pub fn bit_normalized_value(v: i128, width: u8, ty: &CType) -> i128 {
+    let w = u32::from(width).min(127);
+    let low = v & ((1i128 << w) - 1);
+    match ty {
+        CType::Int { signed: true, .. } if w > 0 && low >> (w - 1) & 1 == 1 => low - (1i128 << w),
+        _ => low,
+    }
 }
 
 /// A source position: line in the original (unpreprocessed) file the construct came from.
@@ -568,8 +642,10 @@ pub struct GlobalVar {
     pub is_volatile: bool,
     /// Not declared at all: a name an unconfigured file uses as a value where a missing header
     /// would have declared it (a macro constant, an enumerator, a variable). Modelled as an
-    /// `extern int` of unknown value, the same object in both versions; a witness never sets
-    /// it (its real value is fixed by the header), so a run that reads it proves nothing.
+    /// `extern int` of unknown value, the same object in both versions; a witness gives it a
+    /// value of its own choosing, distinct from the other such constants and listed with it
+    /// (`interp::World::constants`). With an initializer (`sizeof(T)` of a record only partly
+    /// known, not `extern`) it is an unknown to the analysis while runs read the initializer.
     pub opaque: bool,
     pub line: Line,
 }
@@ -618,6 +694,17 @@ pub fn layout_size(structs: &[StructDef], t: &CType) -> u64 {
         CType::Array(e, n) => layout_size(structs, e).saturating_mul(n.unwrap_or(0)),
         CType::Struct(s) => structs.get(s.index()).map_or(1, |d| d.size),
     }
+}
+
+/// The member that stands, in a record assumed for a missing header's type, for the members
+/// the file does not name (`frontend::opaque`): analysed like any member (a whole copy moves
+/// it, so a member-wise copy is not the same), but never an observation of a witness, since
+/// the real record may have no such members.
+pub const UNNAMED_MEMBERS: &str = "__dizy_unnamed";
+
+/// Whether the access path `path` (`.a[2].b`) goes through an [`UNNAMED_MEMBERS`] member.
+pub fn through_unnamed(path: &str) -> bool {
+    path.split(['.', '[']).any(|p| p == UNNAMED_MEMBERS)
 }
 
 /// The scalar leaves of `t` in layout order: an access path (`.a`, `[2].x`), the byte offset

@@ -150,6 +150,12 @@ fn witness_inputs_text(w: &Witness) -> String {
             parts.join(", ")
         );
     }
+    if !w.constants.is_empty() {
+        t = format!(
+            "{t}; constants of missing headers (chosen distinct, the same in both versions): {}",
+            inputs_text(&w.constants)
+        );
+    }
     t
 }
 
@@ -220,6 +226,7 @@ fn witness_json(w: &Witness) -> Json {
         "inputs": Json::Object(w.inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "global_inputs": Json::Object(w.global_inputs.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "externals": Json::Object(w.externals.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
+        "constants": Json::Object(w.constants.iter().map(|(n, v)| (n.clone(), Json::String(v.clone()))).collect()),
         "old": behaviour_json(&w.old),
         "new": behaviour_json(&w.new),
         "validated_by": w.validated_by,

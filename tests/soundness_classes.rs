@@ -449,6 +449,54 @@ const CASES: &[Case] = &[
         functions: &[("f", Want::Witness), ("g", Want::Same)],
         only: false,
     },
+    // Bit-fields: dizy lays each out as a slot of its own, so every read and store keeps the
+    // value the packed field holds, and what depends on the packing is opaque. A 1-bit field
+    // once stored 3 as 3 (a witness no run of the compiled code gives), and `sizeof` of the
+    // struct was that of the unpacked slots (`equivalent` against the wrong constant).
+    Case {
+        name: "bitfield_store_truncates",
+        old: "struct S { unsigned a : 1; unsigned b : 1; int c : 3; };
+int f(struct S *s) { s->a = 1; s->b = 0; return 0; }
+int g(int x) { struct S s = {0, 0, 0}; s.c = x; return s.c; }
+int h(struct S *s, int x) { s->c = x; s->a = x; return s->c * 2 + s->a; }
+int k(int x) { struct S s = {1, 1, 5}; s.c += x; return s.c; }
+",
+        new: "struct S { unsigned a : 1; unsigned b : 1; int c : 3; };
+int f(struct S *s) { s->a = 3; s->b = 2; return 0; }
+int g(int x) { struct S s = {0, 0, 0}; s.c = x; return x; }
+int h(struct S *s, int x) { s->c = x & 7; s->a = x & 1; return s->c * 2 + s->a; }
+int k(int x) { struct S s = {1, 1, -3}; s.c += x; return s.c; }
+",
+        functions: &[
+            ("f", Want::Same),
+            ("g", Want::Witness),
+            ("h", Want::Same),
+            ("k", Want::Same),
+        ],
+        only: false,
+    },
+    Case {
+        // An unsigned bit-field narrower than `int` promotes to `int`: `s.a - 5` may be
+        // negative.
+        name: "bitfield_promotes_to_int",
+        old: "struct S { unsigned a : 3; unsigned long b : 40; };\nint f(int x) { struct S s; s.a = x; s.b = x; return s.a - 5 < 0; }\nint g(int x) { struct S s; s.b = x; return s.b - 5 < 0; }\n",
+        new: "struct S { unsigned a : 3; unsigned long b : 40; };\nint f(int x) { return (x & 7) < 5; }\nint g(int x) { return 0; }\n",
+        functions: &[("f", Want::Same), ("g", Want::Same)],
+        only: false,
+    },
+    Case {
+        name: "bitfield_struct_size",
+        old: "struct S { unsigned a : 1; unsigned b : 1; };
+unsigned long f(int x) { return sizeof(struct S) + x; }
+unsigned long g(int x) { return sizeof(struct S) + x; }
+",
+        new: "struct S { unsigned a : 1; unsigned b : 1; };
+unsigned long f(int x) { return 8 + x; }
+unsigned long g(int x) { return 4 + x; }
+",
+        functions: &[("f", Want::Differs), ("g", Want::Same)],
+        only: false,
+    },
 ];
 
 /// Write one version into `dir/<version>/`: the text up to the first `//--- NAME` line is

@@ -570,7 +570,7 @@ fn annotate(
     }
     if !r.layout.described.is_empty() {
         notes.push(file_note(format!(
-            "types a missing header defines taken as records of the members this file uses (distinct fields, scalars `long`; what needs their full layout, such as `sizeof`, is rejected): {}",
+            "types a missing header defines taken as records of the members this file uses (distinct fields, scalars `long`; the members the file does not name are one opaque member `__dizy_unnamed`, which a whole copy moves and a witness never shows; their size an unknown constant, the same in both versions, that a witness must not depend on; byte views of them are rejected): {}",
             list(r.layout.described.iter().cloned())
         )));
     }

@@ -17,9 +17,11 @@
 //! a variable of a missing type has that type. It also finds statements `T *p;` of two
 //! undeclared names, declarations that parsed as products ([`Inferred::type_names`]). What it
 //! assumes is stated in the report: members are distinct, non-overlapping fields (scalars
-//! `long`); members no code of the file uses are not there, so the lowering rejects what depends
-//! on the full layout (`sizeof`, pointer arithmetic over such records, copies of whole records,
-//! pointer conversions to or from them). Union tags are left alone (their members overlap).
+//! `long`, called members `int (*)()`); members no code of the file uses are not there, so the
+//! lowering makes their size an opaque constant and rejects what depends on the full layout
+//! (copies of whole records, pointer conversions to or from them). Union tags are left alone
+//! (their members overlap). An identifier the file never declares but uses as a record
+//! (`funcs.decode`, `ctx->n`) is an `extern` object of such a record.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -36,6 +38,9 @@ enum Key {
     Tag(String),
     /// The type of member `f` of one of these records (by member name).
     Member(String),
+    /// The type of an object the file uses but never declares (`funcs.decode`, `glob->n`):
+    /// a missing header's `extern` variable (or a macro standing for one).
+    Object(String),
 }
 
 /// What the uses of one type said: how many pointer levels lie between it and a record (or an
@@ -60,6 +65,14 @@ pub struct Shapes {
     /// (`(struct rar *)(a->format->data)`): the missing header's `void *`, unless other uses
     /// say what they are.
     void_pointers: BTreeSet<String>,
+    /// Members called (`funcs.decode(x)`, `(*p->fn)(x)`): function pointers.
+    called: BTreeSet<String>,
+    /// Pairs of members assigned one to the other (`p->background_1 = p->background`): of one
+    /// type, so one whose uses say nothing takes the other's.
+    same_type: BTreeSet<(String, String)>,
+    /// Struct tags the file names but never defines (`struct X *p`): a missing header's typedef
+    /// of the same name is most likely that struct (`typedef struct X X;`).
+    tags: BTreeSet<String>,
 }
 
 /// The assumed declarations of a [`Shapes`] for one file.
@@ -99,6 +112,9 @@ impl Shapes {
         }
         self.void_pointers
             .extend(other.void_pointers.iter().cloned());
+        self.called.extend(other.called.iter().cloned());
+        self.same_type.extend(other.same_type.iter().cloned());
+        self.tags.extend(other.tags.iter().cloned());
     }
 
     /// The declarations for a file whose guessed typedef names are `guessed` and whose defined
@@ -126,20 +142,51 @@ impl Shapes {
             Key::Name(n) => format!("__dizy_{n}"),
             Key::Tag(t) => t.clone(),
             Key::Member(m) => format!("__dizy_m_{m}"),
+            Key::Object(o) => format!("__dizy_v_{o}"),
         };
         let usable = |k: &Key| match k {
             Key::Name(n) => guessed.contains(n) || named.contains_key(n),
             Key::Tag(t) => !defined.contains(t),
-            Key::Member(_) => true,
+            Key::Member(_) | Key::Object(_) => true,
         };
+        let mut uses = self.uses.clone();
+        // `typedef struct X X;` in the missing header, with `struct X` named in the file: the
+        // typedef name's uses are the tag's (one record, so that the two spellings convert).
+        let same_tag: BTreeSet<String> = self
+            .tags
+            .iter()
+            .filter(|n| !defined.contains(*n) && guessed.contains(*n) && !named.contains_key(*n))
+            .filter(|n| {
+                uses.get(&Key::Name(n.to_string()))
+                    .and_then(level)
+                    .is_none_or(|(l, rec)| l == 0 && rec)
+            })
+            .cloned()
+            .collect();
+        let canon = |k: &Key| match k {
+            Key::Name(n) if same_tag.contains(n) => Key::Tag(n.clone()),
+            k => k.clone(),
+        };
+        for n in &same_tag {
+            if let Some(u) = uses.remove(&Key::Name(n.clone())) {
+                let e = uses.entry(Key::Tag(n.clone())).or_default();
+                for (l, c) in u.record {
+                    *e.record.entry(l).or_default() += c;
+                }
+                for (l, c) in u.elements {
+                    *e.elements.entry(l).or_default() += c;
+                }
+                e.members.extend(u.members);
+            }
+        }
         // A member that holds a variable's missing type (or pointers to it) has that type:
         // its own uses are uses of that type.
-        let mut uses = self.uses.clone();
         let mut redirect: BTreeMap<&str, (Key, u8)> = BTreeMap::new();
         for (f, ts) in &self.aliases {
             let Some(((k, l), _)) = ts.iter().max_by_key(|(_, n)| **n) else {
                 continue;
             };
+            let k = &canon(k);
             if !usable(k) || !(0..=MAX_LEVEL).contains(l) {
                 continue;
             }
@@ -163,9 +210,11 @@ impl Shapes {
                 continue;
             }
             if let Some((l, rec)) = level(u) {
-                // A tag is the record itself; a record with no member is nothing to define.
+                // A tag is the record itself; a record with no member is nothing to define; an
+                // object is (a pointer to) a record, or an array (`kAlphabetSize[j]`).
                 let ok = match k {
                     Key::Tag(_) => rec && l == 0,
+                    Key::Object(_) => (rec && !u.members.is_empty()) || (!rec && l >= 1),
                     _ => !rec || !u.members.is_empty(),
                 };
                 if ok && usable(k) {
@@ -176,7 +225,7 @@ impl Shapes {
         // Records embedded by value must be defined before their container; a cycle of them
         // cannot be laid out: its members fall back to `long`.
         // A member's type: the key whose record (or scalar) it holds, with pointer levels.
-        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
+        let own_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
             let m = Key::Member(f.to_string());
             match redirect.get(f) {
                 Some((k, l)) => Some(match shape.get(k) {
@@ -185,6 +234,20 @@ impl Shapes {
                 }),
                 None => shape.get(&m).map(|(l, rec)| (m, *l, *rec)),
             }
+        };
+        // A member whose own uses say nothing, assigned to or from one whose uses do, has
+        // that one's type.
+        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
+            own_ty(f, shape).or_else(|| {
+                self.same_type.iter().find_map(|(a, b)| {
+                    let other = match (a == f, b == f) {
+                        (true, _) => b,
+                        (_, true) => a,
+                        _ => return None,
+                    };
+                    own_ty(other, shape)
+                })
+            })
         };
         let records: Vec<&Key> = shape
             .iter()
@@ -234,6 +297,9 @@ impl Shapes {
             }
         }
         let mut out = Layout::default();
+        for n in &same_tag {
+            out.typedefs.insert(n.clone(), format!("struct {n}"));
+        }
         for k in &records {
             out.decls.push_str(&format!("struct {};\n", record_name(k)));
         }
@@ -253,6 +319,12 @@ impl Shapes {
             let mut members = vec![];
             for f in &uses[k].members {
                 let ty = match member_ty(f, &shape) {
+                    // A function pointer; its result `int`, as a call without a declaration.
+                    None if self.called.contains(f) => {
+                        body.push_str(&format!(" int (*{f})();"));
+                        members.push(f.as_str());
+                        continue;
+                    }
                     Some((Key::Name(n), l, _)) if named.contains_key(&n) => {
                         spelled(named[&n].clone(), l)
                     }
@@ -267,15 +339,33 @@ impl Shapes {
                 body.push_str(&format!(" {ty} {f};"));
                 members.push(f.as_str());
             }
+            // The members no code of the file names: one opaque member, so that a copy of the
+            // whole record moves something a member-wise copy does not.
+            body.push_str(&format!(
+                " unsigned char {}[1];",
+                crate::ir::UNNAMED_MEMBERS
+            ));
             out.decls.push_str(&format!("struct {name} {{{body} }};\n"));
             out.tags.insert(name.clone());
             let shown = match k {
                 Key::Name(n) => n.clone(),
                 Key::Tag(t) => format!("struct {t}"),
                 Key::Member(m) => format!("(member {m})"),
+                Key::Object(o) => format!("(undeclared object `{o}`)"),
             };
             out.described
                 .push(format!("{shown} {{ {} }}", members.join(", ")));
+        }
+        // The objects, once their records are complete; one only subscripted is an array of
+        // `long` (of pointers for `t[i][j]`).
+        for (k, (l, rec)) in &shape {
+            if let Key::Object(o) = k {
+                let decl = match rec {
+                    true => format!("{} {o}", spelled(format!("struct {}", record_name(k)), *l)),
+                    false => format!("{} {o}[]", spelled("long".into(), l - 1)),
+                };
+                out.decls.push_str(&format!("extern {decl};\n"));
+            }
         }
         out
     }
@@ -315,6 +405,7 @@ pub(super) fn infer(
         globals: HashMap::new(),
         fields: HashMap::new(),
         defined: HashSet::new(),
+        mentioned: BTreeSet::new(),
     };
     // File scope first (typedefs, globals, prototypes, struct members), in order.
     for ext in &unit.0 {
@@ -351,6 +442,12 @@ pub(super) fn infer(
     }
     let mut shapes = uses.shapes;
     let type_names = uses.type_names;
+    shapes.tags = decls
+        .mentioned
+        .iter()
+        .filter(|t| !decls.defined.contains(*t))
+        .cloned()
+        .collect();
     // Tags the file defines are not missing.
     shapes
         .uses
@@ -378,6 +475,8 @@ struct Decls<'a> {
     /// Members of the file's own structs declared with missing types, by name.
     fields: HashMap<String, Option<Ty>>,
     defined: HashSet<String>,
+    /// Tags named without a definition (`struct X *p;`).
+    mentioned: BTreeSet<String>,
 }
 
 fn decl_ts(s: &Node<DeclarationSpecifier>) -> Option<&TypeSpecifier> {
@@ -521,8 +620,14 @@ impl<'ast> Visit<'ast> for TagWalk<'_, '_> {
     }
 
     fn visit_struct_type(&mut self, st: &'ast StructType, span: &'ast Span) {
-        if let (Some(i), Some(ds)) = (&st.identifier, &st.declarations) {
-            self.decls.defined.insert(i.node.name.clone());
+        if let (Some(i), None) = (&st.identifier, &st.declarations) {
+            self.decls.mentioned.insert(i.node.name.clone());
+        }
+        if let Some(ds) = &st.declarations {
+            // Members of anonymous structs too (`typedef struct { vorbis_info vi; } V;`).
+            if let Some(i) = &st.identifier {
+                self.decls.defined.insert(i.node.name.clone());
+            }
             for d in ds {
                 let StructDeclaration::Field(f) = &d.node else {
                     continue;
@@ -631,6 +736,7 @@ impl UseWalk<'_, '_> {
                 let n = &id.node.name;
                 match self.locals.get(n) {
                     Some(t) => t.clone(),
+                    None if !self.declared(n) => Some((Key::Object(n.clone()), 0)),
                     None => self.decls.globals.get(n).cloned().flatten(),
                 }
             }
@@ -704,6 +810,12 @@ impl UseWalk<'_, '_> {
         let (Some(a), Some(b)) = (a, b) else {
             return;
         };
+        if let ((Key::Member(f), 0), (Key::Member(g), 0)) = (&a, &b) {
+            if f != g {
+                let pair = (f.min(g).clone(), f.max(g).clone());
+                self.shapes.same_type.insert(pair);
+            }
+        }
         for ((m, dm), (k, dk)) in [(&a, &b), (&b, &a)] {
             if let (Key::Member(f), Key::Tag(_), 0, 1..) = (m, k, dm, dk) {
                 if !self.missing(k) {
@@ -774,15 +886,36 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
         visit::visit_init_declarator(self, d, span);
     }
 
+    fn visit_call_expression(&mut self, c: &'ast CallExpression, span: &'ast Span) {
+        let mut callee = &c.callee.node;
+        while let Expression::UnaryOperator(u) = callee {
+            if u.node.operator.node != UnaryOperator::Indirection {
+                break;
+            }
+            callee = &u.node.operand.node;
+        }
+        if let Expression::Member(m) = callee {
+            if self
+                .ty(&m.node.expression.node)
+                .is_some_and(|(k, _)| self.missing(&k))
+            {
+                self.shapes
+                    .called
+                    .insert(m.node.identifier.node.name.clone());
+            }
+        }
+        visit::visit_call_expression(self, c, span);
+    }
+
     fn visit_cast_expression(&mut self, c: &'ast CastExpression, span: &'ast Span) {
-        // Only what a cast says of a member holding a pointer to a defined type: the other
-        // facts of `unify` come from assignments.
-        if let (Some((Key::Member(f), 0)), Some((k @ Key::Tag(_), 1..))) =
+        // Only what a cast says of a member converted to a pointer to a record: the missing
+        // header's `void *` (`(ALPHDecoder *)io->opaque` here, `(WebPDecParams *)io->opaque`
+        // there), unless other uses say what it is; the other facts of `unify` come from
+        // assignments.
+        if let (Some((Key::Member(f), 0)), Some((Key::Tag(_) | Key::Name(_), 1..))) =
             (self.ty(&c.expression.node), self.cast_ty(&c.type_name.node))
         {
-            if !self.missing(&k) {
-                self.shapes.void_pointers.insert(f);
-            }
+            self.shapes.void_pointers.insert(f);
         }
         visit::visit_cast_expression(self, c, span);
     }
@@ -881,11 +1014,13 @@ mod tests {
         assert_eq!(l.typedefs["R"], "struct __dizy_R");
         assert!(
             l.decls
-                .contains("struct __dizy_P { long flags; struct __dizy_m_io * io; };"),
+                .contains("struct __dizy_P { long flags; struct __dizy_m_io * io; unsigned char __dizy_unnamed[1]; };"),
             "{}",
             l.decls
         );
-        assert!(l.decls.contains("struct S { long len; };"));
+        assert!(l
+            .decls
+            .contains("struct S { long len; unsigned char __dizy_unnamed[1]; };"));
         // `br` is embedded, so its record comes before `__dizy_R`.
         let br = l.decls.find("struct __dizy_m_br {").unwrap();
         let r = l.decls.find("struct __dizy_R {").unwrap();
@@ -925,14 +1060,15 @@ mod tests {
         // points to it.
         assert!(
             l.decls.contains(
-                "struct __dizy_Core { struct __dizy_Set a; struct __dizy_Set b; struct __dizy_Set * list; };"
+                "struct __dizy_Core { struct __dizy_Set a; struct __dizy_Set b; struct __dizy_Set * list; unsigned char __dizy_unnamed[1]; };"
             ),
             "{}",
             l.decls
         );
         assert!(
-            l.decls
-                .contains("struct __dizy_Set { long extra; long num; };"),
+            l.decls.contains(
+                "struct __dizy_Set { long extra; long num; unsigned char __dizy_unnamed[1]; };"
+            ),
             "{}",
             l.decls
         );
@@ -951,7 +1087,78 @@ mod tests {
         );
         assert!(
             l.decls
-                .contains("struct __dizy_Cur { unsigned char * limit; unsigned char * ptr; };"),
+                .contains("struct __dizy_Cur { unsigned char * limit; unsigned char * ptr; unsigned char __dizy_unnamed[1]; };"),
+            "{}",
+            l.decls
+        );
+    }
+
+    /// libsndfile's `typedef struct { vorbis_info vinfo; … } VORBIS_PRIVATE;`: members of an
+    /// anonymous struct of the file have their missing types too.
+    #[test]
+    fn members_of_anonymous_structs_and_undeclared_objects() {
+        let l = shapes_of(
+            "typedef struct { int x; Info vinfo; } V;\n\
+             int f(V *v) { return v->vinfo.rate; }\n\
+             int g(int a) { return funcs.decode(a) + (*ops->step)(a) + glob.n; }\n\
+             int h(int b) { return b + arr[b]; }\n",
+            &["Info"],
+        );
+        assert_eq!(l.typedefs["Info"], "struct __dizy_Info");
+        assert!(
+            l.decls
+                .contains("struct __dizy_Info { long rate; unsigned char __dizy_unnamed[1]; };"),
+            "{}",
+            l.decls
+        );
+        // Undeclared objects used as records are declared (after their records), called
+        // members are function pointers; an object only subscripted is an array.
+        assert!(
+            l.decls.contains(
+                "struct __dizy_v_funcs { int (*decode)(); unsigned char __dizy_unnamed[1]; };"
+            ),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls.contains("extern struct __dizy_v_ops * ops;"),
+            "{}",
+            l.decls
+        );
+        assert!(l.decls.contains("int (*step)();"), "{}", l.decls);
+        let def = l.decls.find("struct __dizy_v_glob {").unwrap();
+        assert!(def < l.decls.find("extern struct __dizy_v_glob glob;").unwrap());
+        assert!(l.decls.contains("extern long arr[];"), "{}", l.decls);
+        assert_eq!(l.decls.matches("extern ").count(), 4, "{}", l.decls);
+    }
+
+    /// libwebp: `(ALPHDecoder *)dec->io_->opaque` and `(WebPDecParams *)io->opaque` (a
+    /// `void *` member), `struct HuffmanTablesSegment *next = (HuffmanTablesSegment *)…` (a
+    /// typedef of the tag), libpng's `png_ptr->background_1 = png_ptr->background` (two
+    /// members of one record type).
+    #[test]
+    fn casts_typedefs_of_tags_and_members_assigned_to_members() {
+        let l = shapes_of(
+            "int f(Io *io, Dec *d) { Alph *a = (Alph *)io->opaque; Params *p = (Params *)d->io->opaque;\n\
+               return a->n + p->m; }\n\
+             int g(Seg *s) { struct Seg *next = (Seg *)s->next; next->size = 1; return s->size; }\n\
+             void h(Png *png) { png->bg_1 = png->bg; png->bg.red = 1; }\n",
+            &["Io", "Dec", "Alph", "Params", "Seg", "Png"],
+        );
+        assert!(l.decls.contains(" void * opaque;"), "{}", l.decls);
+        assert_eq!(l.typedefs["Seg"], "struct Seg");
+        assert!(
+            l.decls.contains(
+                "struct Seg { struct Seg * next; long size; unsigned char __dizy_unnamed[1]; };"
+            ) || l.decls.contains(
+                "struct Seg { void * next; long size; unsigned char __dizy_unnamed[1]; };"
+            ),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_m_bg bg; struct __dizy_m_bg bg_1;"),
             "{}",
             l.decls
         );

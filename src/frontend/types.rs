@@ -82,6 +82,35 @@ pub struct Tables {
     pub assumed_structs: std::collections::HashSet<StructId>,
 }
 
+/// Why a record's layout in the IR is not the compiler's ([`Tables::unknown_layout`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LayoutGap {
+    /// A record assumed for a missing header's type: only the members the file uses.
+    Assumed(String),
+    /// A struct with bit-fields, each laid out as a whole member.
+    Bitfields(String),
+}
+
+impl LayoutGap {
+    /// The record's name as C spells it.
+    pub fn name(&self) -> &str {
+        match self {
+            LayoutGap::Assumed(n) | LayoutGap::Bitfields(n) => n,
+        }
+    }
+
+    pub fn why(&self) -> &'static str {
+        match self {
+            LayoutGap::Assumed(_) => {
+                "whose full layout is unknown (only the members this file uses are)"
+            }
+            LayoutGap::Bitfields(_) => {
+                "whose bit-fields dizy lays out apart, not packed as the compiler does"
+            }
+        }
+    }
+}
+
 impl Tables {
     /// The innermost binding of `name`.
     pub fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -161,15 +190,26 @@ impl Tables {
 
     /// Whether `ty` contains a struct or union with a volatile member (through arrays and
     /// nesting, not through pointers).
-    /// The assumed record (see `assumed_structs`) `ty` holds by value, if any: what depends on
-    /// its size cannot be lowered.
-    pub fn unknown_layout(&self, ty: &CType) -> Option<&str> {
+    /// The record `ty` holds by value whose layout is not the compiler's, if any: an assumed
+    /// record (see `assumed_structs`), or a struct with bit-fields (see
+    /// [`crate::ir::Field::bits`]). What depends on its size or offsets cannot be lowered as a
+    /// constant.
+    pub fn unknown_layout(&self, ty: &CType) -> Option<LayoutGap> {
         match ty {
             CType::Array(e, _) => self.unknown_layout(e),
             CType::Struct(s) => {
                 let d = &self.structs[s.index()];
                 if self.assumed_structs.contains(s) {
-                    return Some(d.name.strip_prefix("__dizy_").unwrap_or(&d.name));
+                    let name = d.name.strip_prefix("__dizy_").unwrap_or(&d.name);
+                    return Some(LayoutGap::Assumed(name.to_string()));
+                }
+                if d.fields.iter().any(|f| f.bits.is_some()) {
+                    let kw = if d.is_union { "union" } else { "struct" };
+                    let name = d
+                        .typedef_name
+                        .clone()
+                        .unwrap_or_else(|| format!("{kw} {}", d.name));
+                    return Some(LayoutGap::Bitfields(name));
                 }
                 d.fields.iter().find_map(|f| self.unknown_layout(&f.ty))
             }
@@ -206,30 +246,24 @@ impl Tables {
         id
     }
 
-    /// System V layout. Bit-fields are laid out as whole members of their declared type (an
-    /// over-approximation of the size); accessing one is rejected by the lowering.
-    fn layout(&mut self, id: StructId, fields: Vec<(String, CType, bool)>) {
-        // Bit-fields make the real layout differ; they are kept so that the struct can be named,
-        // and rejected when accessed.
+    /// System V layout, except that a bit-field is laid out as a whole member of its declared
+    /// type, a slot of its own (see [`crate::ir::Field::bits`]).
+    fn layout(&mut self, id: StructId, fields: Vec<(String, CType, Option<u8>)>) {
         let is_union = self.structs[id.index()].is_union;
         let mut off = 0u64;
         let mut size = 0u64;
         let mut align = 1u64;
         let mut out = vec![];
-        for (name, ty, bitfield) in fields {
+        for (name, ty, bits) in fields {
             let a = self.prog_align(&ty);
             let s = self.prog_size(&ty);
             align = align.max(a);
             let fo = if is_union { 0 } else { off.div_ceil(a) * a };
-            let fname = if bitfield {
-                format!("{name}:bitfield")
-            } else {
-                name
-            };
             out.push(Field {
-                name: fname,
+                name,
                 ty,
                 offset: fo,
+                bits,
             });
             if is_union {
                 size = size.max(s);
@@ -507,7 +541,7 @@ pub trait TypeEnv {
                     {
                         self.tables_mut().volatile_structs.insert(id);
                     }
-                    fields.push((String::new(), base.clone(), false));
+                    fields.push((String::new(), base.clone(), None));
                 }
                 for sd in &f.node.declarators {
                     let (fname, fty) = match &sd.node.declarator {
@@ -521,7 +555,30 @@ pub trait TypeEnv {
                     {
                         self.tables_mut().volatile_structs.insert(id);
                     }
-                    fields.push((fname.unwrap_or_default(), fty, sd.node.bit_width.is_some()));
+                    let bits = match &sd.node.bit_width {
+                        Some(w) => {
+                            let n = self.const_int(w)?;
+                            let max = match fty {
+                                CType::Bool => 1,
+                                CType::Int { bits, .. } => i128::from(bits),
+                                _ => {
+                                    return Err(
+                                        self.err(w.span.start, "bit-field of a non-integer type")
+                                    )
+                                }
+                            };
+                            if !(0..=max).contains(&n) {
+                                return Err(self.err(w.span.start, "invalid bit-field width"));
+                            }
+                            // An unnamed bit-field only pads the packing dizy does not do.
+                            if fname.is_none() {
+                                continue;
+                            }
+                            Some(n as u8)
+                        }
+                        None => None,
+                    };
+                    fields.push((fname.unwrap_or_default(), fty, bits));
                 }
             }
             self.tables_mut().layout(id, fields);

@@ -342,6 +342,24 @@ impl<'a> Interp<'a> {
     /// Let calls of functions the program does not define return what `world` says (see
     /// [`World`] for which functions it may stand in for).
     pub fn with_world(mut self, world: World) -> Self {
+        // The constants of missing headers the world gives values (otherwise unknown).
+        let prog = self.prog;
+        for (i, g) in prog.program.globals.iter().enumerate() {
+            let Some(&v) = world
+                .constants
+                .get(&g.name)
+                .filter(|_| g.opaque && g.is_extern)
+            else {
+                continue;
+            };
+            let Some(&id) = self.globals.get(i) else {
+                continue;
+            };
+            if let Some(o) = self.mem.obj_mut(id) {
+                o.unknown = false;
+            }
+            let _ = self.store(encode(id, 0), &g.ty, Value::Int(v));
+        }
         self.world = Some(world);
         self
     }

@@ -40,12 +40,23 @@ impl Observed {
             Some(leaves) => Observed::Fields(
                 leaves
                     .into_iter()
+                    .filter(|(path, _, _)| !crate::ir::through_unnamed(path))
                     .map(|(path, off, t)| {
                         let (lo, n) = (off as usize, crate::ir::layout_size(structs, &t) as usize);
                         let known = (lo..lo + n).all(|k| byte(k).is_some());
                         let v = match (known, bytes.get(lo..lo + n)) {
-                            (true, Some(b)) => scalar_from_bytes(&t, b)
-                                .map_or(Observed::Indeterminate, |v| Observed::Scalar(v, t)),
+                            (true, Some(b)) => {
+                                scalar_from_bytes(&t, b).map_or(Observed::Indeterminate, |v| {
+                                    // A bit-field's slot holds what the field holds.
+                                    let v = match (crate::ir::bitfield_at(structs, ty, off), v) {
+                                        (Some((w, ft)), Value::Int(x)) => {
+                                            Value::Int(crate::ir::bit_normalized_value(x, w, &ft))
+                                        }
+                                        _ => v,
+                                    };
+                                    Observed::Scalar(v, t)
+                                })
+                            }
                             _ => Observed::Indeterminate,
                         };
                         (path, v)

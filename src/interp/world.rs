@@ -6,7 +6,8 @@
 //! function (equal arguments, equal results in both versions); a [`World`] is one such function
 //! per name, the simplest kind: it returns one value whatever its arguments and writes no memory.
 //! The witness search chooses the values, and a witness states them, so that a difference that
-//! hangs on what `lookup()` returns can be shown at all.
+//! hangs on what `lookup()` returns can be shown at all. A world also gives the constants of
+//! missing headers (`ARCHIVE_FATAL`) values, distinct ones ([`World::constants`]).
 //!
 //! Library functions are not environment: their behaviour is the C library's. A function
 //! declared in a system header ([`crate::ir::Program::library`]), one in [`STANDARD`] (known by
@@ -32,6 +33,10 @@ pub enum ExtResult {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct World {
     pub results: BTreeMap<String, ExtResult>,
+    /// Values of the constants a missing header would have defined
+    /// ([`crate::ir::GlobalVar::opaque`] globals declared `extern`, the same in both versions);
+    /// one without an entry stays unknown, and a run that reads it proves nothing.
+    pub constants: BTreeMap<String, i128>,
 }
 
 impl World {

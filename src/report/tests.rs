@@ -113,6 +113,7 @@ pub(super) fn sample() -> Report {
         global_args: vec![],
         externals: vec![],
         external_args: vec![],
+        constants: vec![],
     });
     diff.notes = vec![Note::at(NoteKind::Assumption, "new.c", 3, "a note")];
     let mut maybe = function("many", Verdict::PossiblyDifferent);

@@ -467,7 +467,12 @@ fn search_paths(
                 // after the first are kept as further examples.
                 let mut found: Vec<Witness> = vec![];
                 ps.solve(&edges, deadline, MODELS_PER_PATH, |vals, world| {
-                    let base = std::mem::replace(&mut r.world, world.clone());
+                    // The model's world for the functions, the runner's for the constants.
+                    let world = crate::interp::World {
+                        constants: r.world.constants.clone(),
+                        ..world.clone()
+                    };
+                    let base = std::mem::replace(&mut r.world, world);
                     found.extend(r.try_values(vals, "smt"));
                     r.world = base;
                     None::<()>

@@ -471,20 +471,32 @@ pub fn aggregate_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
     };
     let parts: Vec<String> = leaves
         .iter()
+        .filter(|(path, _, _)| !crate::ir::through_unnamed(path))
         .map(|(path, off, t)| {
             let lo = *off as usize;
             let n = prog.size_of(t) as usize;
             let v = match bytes.get(lo..lo + n) {
                 Some(b) if t.is_pointer() && b.iter().any(|&x| x != 0) => "non-null".into(),
                 Some(_) if t.is_pointer() => "0".into(),
-                Some(b) => interp::scalar_from_bytes(t, b)
-                    .map_or_else(|| "?".into(), |v| interp::format_value(&v, t)),
+                Some(b) => interp::scalar_from_bytes(t, b).map_or_else(
+                    || "?".into(),
+                    |v| interp::format_value(&bitfield_value(prog, ty, *off, v), t),
+                ),
                 None => "?".into(),
             };
             format!("{path} = {v}")
         })
         .collect();
     format!("{{{}}}", parts.join(", "))
+}
+
+/// The value a bit-field whose slot is at byte `off` of a `ty` value holds (see
+/// [`crate::ir::Field::bits`]); any other value as it is.
+fn bitfield_value(prog: &Program, ty: &CType, off: u64, v: Value) -> Value {
+    match (crate::ir::bitfield_at(&prog.structs, ty, off), v) {
+        (Some((w, t)), Value::Int(x)) => Value::Int(crate::ir::bit_normalized_value(x, w, &t)),
+        _ => v,
+    }
 }
 
 /// A large struct's bytes (one with unions, or too many members to list) as a designated
@@ -526,6 +538,9 @@ fn sparse_text(prog: &Program, ty: &CType, bytes: &[u8]) -> String {
                     .is_some_and(|d| !d.is_union && d.complete) =>
             {
                 for fl in &prog.structs[s.index()].fields {
+                    if fl.name == crate::ir::UNNAMED_MEMBERS {
+                        continue;
+                    }
                     let p = if fl.name.is_empty() {
                         path.clone()
                     } else {

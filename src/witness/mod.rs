@@ -136,6 +136,10 @@ pub struct Witness {
     /// of the object a pointer result points to).
     #[serde(default)]
     pub external_args: Vec<Input>,
+    /// The values the runs gave the constants of missing headers that the function names
+    /// ([`World::constants`]: distinct, the same in both versions), by name.
+    #[serde(default)]
+    pub constants: Inputs,
 }
 
 /// What runs report back besides their behaviour.
@@ -220,7 +224,34 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
         (&args, &inputs, &[]),
         (budget, None, None),
         &RunLog::default(),
+        &[],
     )
+}
+
+/// The opaque sizes of records only partly known (`sizeof(T)` of a missing header's type,
+/// [`crate::ir::GlobalVar::opaque`] with an initializer) that `func` reads, each with another
+/// value a real layout could have: larger, and a multiple of eight. A run reads the assumed
+/// layout's size; a witness must not depend on it ([`Runner::try_inputs`]).
+fn layout_sizes(prog: &GclProgram, func: &str) -> Vec<(String, Arg)> {
+    let Some(f) = prog.function(func) else {
+        return vec![];
+    };
+    f.func
+        .vars
+        .iter()
+        .filter_map(|v| match v.kind {
+            VarKind::Global(g) => prog.program.globals.get(g.index()),
+            _ => None,
+        })
+        .filter(|g| g.opaque && !g.is_extern)
+        .filter_map(|g| match g.init.first()?.2.kind {
+            crate::ir::ExprKind::Int(n) => Some((
+                g.name.clone(),
+                Arg::Scalar(Value::Int((n + 8 * 1021 + 7) / 8 * 8)),
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `params` with the names of `names` where it has them: the names both versions' behaviours
@@ -242,6 +273,7 @@ fn behave_args(
     (args, inputs, names): (&[Arg], &[Input], &[Param]),
     (budget, deadline, world): (u64, Option<Instant>, Option<&World>),
     log: &RunLog,
+    overrides: &[(String, Arg)],
 ) -> Option<Behaviour> {
     let f = prog.function(func)?;
     let globals: Vec<VarId> = (0..f.func.vars.len())
@@ -255,6 +287,7 @@ fn behave_args(
         .skip(np)
         .zip(&args[np..])
         .map(|(p, a)| (p.name.clone(), a.clone()))
+        .chain(overrides.iter().cloned())
         .collect();
     let mut it = Interp::new(prog)
         .with_budget(budget)
@@ -430,7 +463,12 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
 /// Whether two behaviours differ only in how equal values are written: the sign of a zero or
 /// the payload of a NaN (worth a note, not a witness).
 pub fn differ_only_in_bits(a: &Behaviour, b: &Behaviour) -> bool {
-    !differ(a, b) && (a.ret != b.ret || a.globals != b.globals || a.memory != b.memory)
+    // Globals only one version reads (a `sizeof` constant, say) are no such difference.
+    let globals = a
+        .globals
+        .iter()
+        .any(|(n, v)| b.globals.iter().any(|(m, w)| m == n && v != w));
+    !differ(a, b) && (a.ret != b.ret || globals || a.memory != b.memory)
 }
 
 /// Equality of two C literals as observed values: numbers by value, floating values with `==`
@@ -639,15 +677,17 @@ impl Runner<'_> {
         // A run stops at the search's end: a budget of ten million steps takes seconds.
         let end = self.start + self.opts.time;
         let deadline = Some(self.budget.deadline().map_or(end, |d| d.min(end)));
-        let run = |prog, budget| {
+        let run_with = |prog, budget, overrides: &[(String, Arg)]| {
             behave_args(
                 prog,
                 self.func,
                 (&args, inputs, names),
                 (budget, deadline, Some(&self.world)),
                 &self.log,
+                overrides,
             )
         };
+        let run = |prog, budget| run_with(prog, budget, &[]);
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
         if self.opts.stopping_only && (o.diverged.is_some() || n.diverged.is_some()) {
@@ -666,6 +706,18 @@ impl Runner<'_> {
         }
         if !differ(&o, &n) {
             return None;
+        }
+        // Sizes of records only partly known are the assumed layout's in these runs: each
+        // version must behave the same with other sizes, so that the difference is not one of
+        // the assumed layout (a version printing `sizeof (T)`).
+        for (prog, first) in [(self.old, &o), (self.new, &n)] {
+            let sizes = layout_sizes(prog, self.func);
+            if !sizes.is_empty() {
+                let again = run_with(prog, self.opts.step_budget, &sizes)?;
+                if differ(first, &again) || first.diverged != again.diverged {
+                    return None;
+                }
+            }
         }
         let unsafe_access = o.undefined.is_some() || n.undefined.is_some();
         let np = self.n_params.min(lits.len());
@@ -687,6 +739,7 @@ impl Runner<'_> {
             also: vec![],
             externals,
             external_args,
+            constants: self.named_constants(),
         };
         if unsafe_access {
             if self.unsafe_witness.is_none() {
@@ -708,6 +761,30 @@ impl Runner<'_> {
             true => return_type(&self.old.program, name),
             false => return_type(&self.new.program, name),
         }
+    }
+
+    /// The constants of missing headers the function names in either version, with the values
+    /// the world gives them.
+    fn named_constants(&self) -> Inputs {
+        let mut out: Inputs = vec![];
+        for p in [self.old, self.new] {
+            let Some(f) = p.function(self.func) else {
+                continue;
+            };
+            for v in &f.func.vars {
+                let VarKind::Global(g) = v.kind else { continue };
+                let Some(g) = p.program.globals.get(g.index()) else {
+                    continue;
+                };
+                if let Some(x) = self.world.constants.get(&g.name) {
+                    if !out.iter().any(|(n, _)| *n == g.name) {
+                        out.push((g.name.clone(), x.to_string()));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The environment functions the runs of the current candidate called, with what the
@@ -927,7 +1004,10 @@ pub fn search(
         opts,
         runs: 0,
         log: RunLog::default(),
-        world: World::default(),
+        world: World {
+            constants: constant_values(old, new),
+            ..World::default()
+        },
         start: Instant::now(),
         budget,
         bits_only: None,
@@ -946,6 +1026,34 @@ pub fn search(
         _ => vec![],
     };
     Search { witness, notes }
+}
+
+/// Values for the constants of missing headers of both programs (their opaque `extern` globals):
+/// distinct, so that a version returning `ARCHIVE_FATAL` where the other returns `ARCHIVE_OK`
+/// differs, powers of two first, so that flags tested with `&` do not overlap, and small, so
+/// that a constant bounding a loop does not make it run long.
+fn constant_values(old: &GclProgram, new: &GclProgram) -> std::collections::BTreeMap<String, i128> {
+    constant_values_of(
+        [old, new]
+            .iter()
+            .flat_map(|p| p.program.globals.iter())
+            .filter(|g| g.opaque && g.is_extern && g.ty.is_integer())
+            .map(|g| g.name.as_str()),
+    )
+}
+
+/// [`constant_values`] for the constants named `names` (the symbolic search pins them so).
+pub(super) fn constant_values_of<'n>(
+    names: impl Iterator<Item = &'n str>,
+) -> std::collections::BTreeMap<String, i128> {
+    let names: std::collections::BTreeSet<&str> = names.collect();
+    let powers = (0..=10).map(|k| 1i128 << k);
+    let others = (3i128..).filter(|v| v & (v - 1) != 0);
+    names
+        .into_iter()
+        .zip(powers.chain(others))
+        .map(|(n, v)| (n.to_string(), v))
+        .collect()
 }
 
 /// What the search found: a witness, and observations worth a note.

@@ -67,17 +67,38 @@ impl Ctx<'_> {
                 }
                 CType::Func(_) => Err(self.err(offset, "function used as a value")),
                 _ => {
-                    // A copy of a whole record takes the members no code here names too.
-                    self.known_layout(&ty, offset, "a copy")?;
-                    if let Some(bits) = field_bitfield(self, &p) {
-                        return Err(self.err(
-                            offset,
-                            format!("bit-field `{bits}` access is not supported"),
-                        ));
+                    // A copy of a whole assumed record moves its unnamed members too
+                    // (`ir::UNNAMED_MEMBERS`).
+                    let bits = field_bits(self, &p);
+                    if let (Some(w), CType::Int { bits: tb, .. }) = (bits, &ty) {
+                        // GCC computes with such a field in its own width.
+                        if *tb > 32 && w < *tb {
+                            return Err(self.err(
+                                offset,
+                                format!("a bit-field of {w} bits of a type wider than `int` is not supported"),
+                            ));
+                        }
                     }
-                    Ok(match p {
-                        Place::Var(v) => Expr::var(v, ty),
-                        p => Expr::new(ExprKind::Load(Box::new(p)), ty),
+                    let x = match p {
+                        Place::Var(v) => Expr::var(v, ty.clone()),
+                        p => Expr::new(ExprKind::Load(Box::new(p)), ty.clone()),
+                    };
+                    Ok(match bits {
+                        Some(w) => {
+                            let x = self.bit_normalized(x, w, &ty);
+                            // A bit-field narrower than `int` promotes to `int` (C11
+                            // 6.3.1.1p2): `unsigned a : 3` reads as an `int`.
+                            let narrow = match ty {
+                                CType::Int { signed, .. } => u32::from(w) < 32 + u32::from(signed),
+                                _ => false,
+                            };
+                            if narrow {
+                                self.convert(x, &CType::INT)
+                            } else {
+                                x
+                            }
+                        }
+                        None => x,
                     })
                 }
             },
@@ -302,11 +323,68 @@ impl Ctx<'_> {
         if matches!(ty, CType::Array(_, None)) || !self.structs_complete(&ty) {
             return Err(self.err(off, "sizeof of an incomplete type"));
         }
+        if self.f.is_some() {
+            if let Some(v) = self.unknown_size(&ty, off) {
+                return Ok(Val::R(v));
+            }
+        }
         self.known_layout(&ty, off, "`sizeof`")?;
         Ok(Val::R(Expr::int(
             self.tables.prog_size(&ty) as i128,
             CType::ULONG,
         )))
+    }
+
+    /// In a function, the size of a type holding an assumed record (see
+    /// `Tables::assumed_structs`): the real record has members no code of the file names, so
+    /// its size is an unknown constant, the same in both versions: an opaque global per
+    /// record (`sizeof(T)`), times the lengths of the arrays around it. It starts at the size of
+    /// the assumed layout, which is what the interpreter and the native harness (compiled with
+    /// that layout) use, but the analysis treats it as any global: an input equal in both
+    /// versions, so no proof depends on its value.
+    fn unknown_size(&mut self, ty: &CType, off: usize) -> Option<Expr> {
+        let gap = self.tables.unknown_layout(ty)?;
+        let name = gap.name().to_string();
+        let mut n: u64 = 1;
+        let mut cur = ty;
+        while let CType::Array(e, len) = cur {
+            n = n.checked_mul((*len)?)?;
+            cur = e;
+        }
+        let spelled = match cur {
+            CType::Struct(s) if !self.tables.assumed_structs.contains(s) => {
+                let d = &self.tables.structs[s.index()];
+                let kw = if d.is_union { "union" } else { "struct" };
+                d.typedef_name
+                    .clone()
+                    .unwrap_or_else(|| format!("{kw} {}", d.name))
+            }
+            _ => name,
+        };
+        let size = self.tables.prog_size(cur);
+        let why = match gap {
+            crate::frontend::types::LayoutGap::Assumed(_) => {
+                "the record is only partly known (a missing header defines it)"
+            }
+            crate::frontend::types::LayoutGap::Bitfields(_) => {
+                "the struct has bit-fields, which dizy lays out apart (not packed)"
+            }
+        };
+        let g = self.opaque_constant(&format!("sizeof({spelled})"), size, why, off);
+        let v = self.global_var(g);
+        let one = Expr::new(ExprKind::Var(v), CType::ULONG);
+        Some(if n == 1 {
+            one
+        } else {
+            Expr::new(
+                ExprKind::Binary(
+                    BinOp::Mul,
+                    Box::new(Expr::int(n as i128, CType::ULONG)),
+                    Box::new(one),
+                ),
+                CType::ULONG,
+            )
+        })
     }
 
     fn ident(&mut self, name: &str, off: usize) -> Res<Val> {
@@ -376,15 +454,94 @@ impl Ctx<'_> {
 
     /// The opaque global standing for the undeclared `name` (see [`GlobalVar::opaque`]); the
     /// first use in each function gets a note, which the report attaches to the function.
+    /// `x` as a bit-field of `width` bits and type `ty` holds it ([`crate::ir::Field::bits`]):
+    /// its low bits, sign-extended for a signed type. Computed in (at least) `int` width, as C
+    /// computes.
+    pub(super) fn bit_normalized(&mut self, x: Expr, width: u8, ty: &CType) -> Expr {
+        let CType::Int { bits, signed } = *ty else {
+            return x; // `_Bool` holds 0 and 1 already
+        };
+        if width >= bits {
+            return x;
+        }
+        if width == 0 {
+            return Expr::int(0, ty.clone());
+        }
+        let wide = bits.max(32);
+        let uty = CType::Int {
+            bits: wide,
+            signed: false,
+        };
+        let bin = |op, a: Expr, b: Expr, t: &CType| {
+            Expr::new(ExprKind::Binary(op, Box::new(a), Box::new(b)), t.clone())
+        };
+        let u = self.convert(x, &uty);
+        let low = bin(
+            BinOp::BitAnd,
+            u,
+            Expr::int((1i128 << width) - 1, uty.clone()),
+            &uty,
+        );
+        if !signed {
+            return self.convert(low, ty);
+        }
+        let sty = CType::Int {
+            bits: wide,
+            signed: true,
+        };
+        let sign = 1i128 << (width - 1);
+        let flipped = bin(BinOp::BitXor, low, Expr::int(sign, uty.clone()), &uty);
+        let flipped = self.convert(flipped, &sty);
+        let v = bin(BinOp::Sub, flipped, Expr::int(sign, sty.clone()), &sty);
+        self.convert(v, ty)
+    }
+
+    /// `place = value`, the value kept to what a bit-field can hold where `place` is one.
+    pub(super) fn store(&mut self, place: Place, value: Expr) {
+        let value = match field_bits(self, &place) {
+            Some(w) => {
+                let ty = value.ty.clone();
+                self.bit_normalized(value, w, &ty)
+            }
+            None => value,
+        };
+        self.emit(StmtKind::Assign(place, value));
+    }
+
+    /// An opaque `unsigned long` that the analysis treats as unknown (the same in both
+    /// versions) while executions read `value`, the assumed layout's (see `unknown_size`).
+    fn opaque_constant(&mut self, name: &str, value: u64, why: &str, off: usize) -> GlobalId {
+        let init = vec![(0, CType::ULONG, Expr::int(value as i128, CType::ULONG))];
+        let note = format!(
+            "`{name}`: {why}, so its size is taken as an unknown constant, the same in both versions (runs use the assumed layout's {value})"
+        );
+        self.opaque_named(name, (CType::ULONG, init), note, off)
+    }
+
     pub(super) fn opaque_global(&mut self, name: &str, off: usize) -> GlobalId {
+        let note = format!(
+            "`{name}` is not declared (defined in a missing header?): taken as an unknown `int`, the same in both versions"
+        );
+        self.opaque_named(name, (CType::INT, vec![]), note, off)
+    }
+
+    /// The opaque global `name` ([`GlobalVar::opaque`]) of type and initializer `ty_init`
+    /// (`extern` without one), made at its first use; `note` the first time a function uses it.
+    fn opaque_named(
+        &mut self,
+        name: &str,
+        (ty, init): (CType, Vec<(u64, CType, Expr)>),
+        note: String,
+        off: usize,
+    ) -> GlobalId {
         let line = self.line(off);
         let g = *self.opaque.entry(name.to_string()).or_insert_with(|| {
             self.globals.push(GlobalVar {
                 name: name.to_string(),
-                ty: CType::INT,
-                init: vec![],
+                ty,
+                is_extern: init.is_empty(),
+                init,
                 is_static: false,
-                is_extern: true,
                 is_volatile: false,
                 opaque: true,
                 line,
@@ -392,14 +549,8 @@ impl Ctx<'_> {
             GlobalId::new(self.globals.len() - 1)
         });
         if self.f.as_ref().is_some_and(|f| !f.globals.contains_key(&g)) {
-            self.notes.push(Note::at(
-                NoteKind::Assumption,
-                self.file,
-                line.0,
-                format!(
-                    "`{name}` is not declared (defined in a missing header?): taken as an unknown `int`, the same in both versions"
-                ),
-            ));
+            self.notes
+                .push(Note::at(NoteKind::Assumption, self.file, line.0, note));
         }
         g
     }
@@ -457,7 +608,7 @@ impl Ctx<'_> {
     fn find_field(&self, s: StructId, name: &str) -> Option<Vec<(StructId, u32)>> {
         let d = &self.tables.structs[s.index()];
         for (k, f) in d.fields.iter().enumerate() {
-            if f.name == name || f.name.strip_suffix(":bitfield") == Some(name) {
+            if f.name == name {
                 return Some(vec![(s, k as u32)]);
             }
             if f.name.is_empty() {
@@ -682,12 +833,10 @@ impl Ctx<'_> {
     }
 }
 
-fn field_bitfield(cx: &Ctx<'_>, p: &Place) -> Option<String> {
-    if let Place::Field(_, s, k, _) = p {
-        let f = &cx.tables.structs[s.index()].fields[*k as usize];
-        if let Some(n) = f.name.strip_suffix(":bitfield") {
-            return Some(n.to_string());
-        }
+/// The width of the bit-field `p` designates, if it is one.
+pub(super) fn field_bits(cx: &Ctx<'_>, p: &Place) -> Option<u8> {
+    match p {
+        Place::Field(_, s, k, _) => cx.tables.structs[s.index()].fields[*k as usize].bits,
+        _ => None,
     }
-    None
 }

@@ -73,6 +73,15 @@ impl Ctx<'_> {
                 Leaf::Expr(e) => {
                     let v = self.const_expr(e)?;
                     let v = self.convert(v, &lty);
+                    let v = match path.last() {
+                        Some(Step::Field(sid, k)) => {
+                            match self.tables.structs[sid.index()].fields[*k as usize].bits {
+                                Some(w) => self.bit_normalized(v, w, &lty),
+                                None => v,
+                            }
+                        }
+                        _ => v,
+                    };
                     let v = fold_const(v);
                     if !is_constant_init(&v) {
                         return Err(
@@ -144,7 +153,7 @@ impl Ctx<'_> {
             if matches!(value.kind, ExprKind::Int(0)) && lty.is_scalar() {
                 continue; // already zero-filled
             }
-            self.emit(StmtKind::Assign(place, value));
+            self.store(place, value);
         }
         Ok(())
     }

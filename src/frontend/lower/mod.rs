@@ -34,7 +34,7 @@ use lang_c::span::Node;
 
 use super::consteval::fold;
 use super::lines::LineMap;
-use super::types::{Scope, Tables, TypeEnv};
+use super::types::{LayoutGap, Scope, Tables, TypeEnv};
 use crate::diag::{Error, Note, NoteKind, Result};
 use crate::ir::{
     CType, Expr, FuncType, Function, GlobalId, GlobalVar, Line, Place, Program, Stmt, StmtKind,
@@ -148,20 +148,36 @@ pub fn lower_unit(
         Default::default(),
     )?;
     // Without the project's headers, a function called undeclared whose result the code uses
-    // as a pointer is lowered again as returning `void *`.
-    let assumed: std::collections::BTreeMap<String, CType> = pointers
+    // as a pointer is lowered again as returning `void *` (or the struct it initializes). A
+    // function's lowering stops at its first error, so a pass may find further such uses
+    // behind one the pass before it failed on: a few passes, until nothing new is found.
+    let mut assumed: std::collections::BTreeMap<String, CType> = pointers
         .into_iter()
         .filter_map(|(n, t)| Some((n, t?)))
         .collect();
     if opaque_undeclared && !assumed.is_empty() {
-        (prog, _) = lower_pass(
-            unit,
-            map,
-            file,
-            opaque_undeclared,
-            assumed_tags,
-            assumed.clone(),
-        )?;
+        let mut passes = 0;
+        let assumed = loop {
+            passes += 1;
+            let used = assumed.clone();
+            let found;
+            (prog, found) = lower_pass(
+                unit,
+                map,
+                file,
+                opaque_undeclared,
+                assumed_tags.clone(),
+                used.clone(),
+            )?;
+            for (n, t) in found {
+                if let (Some(t), false) = (t, assumed.contains_key(&n)) {
+                    assumed.insert(n, t);
+                }
+            }
+            if assumed.len() == used.len() || passes == MAX_RESULT_PASSES {
+                break used;
+            }
+        };
         let (ptrs, recs): (Vec<_>, Vec<_>) = assumed.iter().partition(|(_, t)| t.is_pointer());
         if !ptrs.is_empty() {
             prog.notes.push(Note::in_file(
@@ -186,6 +202,9 @@ pub fn lower_unit(
     }
     Ok(prog)
 }
+
+/// Most lowerings of a unit that assume results of undeclared functions (see `lower_unit`).
+const MAX_RESULT_PASSES: usize = 4;
 
 /// One lowering of the unit; also gives the functions called without a declaration whose
 /// results are used as pointers (`assumed_pointer`: those assumed to return `void *`).
@@ -422,16 +441,18 @@ impl Ctx<'_> {
     }
 
     /// An error when `t` holds a record whose size is unknown (see `Tables::assumed_structs`):
-    /// `what` (`sizeof`, pointer arithmetic, a copy) would depend on the members no code of the
-    /// file names.
+    /// `what` (`sizeof` in a constant expression, `offsetof`, `_Alignof`) would depend on the
+    /// members no code of the file names.
     fn known_layout(&self, t: &CType, off: usize, what: &str) -> Res<()> {
         match self.tables.unknown_layout(t) {
-            Some(name) => Err(self
-                .err(
-                    off,
-                    format!("{what} of `{name}`, whose full layout is unknown (only the members this file uses are)"),
-                )
-                .with_kind(crate::diag::ErrorKind::Undeclared)),
+            Some(gap) => {
+                let e = self.err(off, format!("{what} of `{}`, {}", gap.name(), gap.why()));
+                // A missing header's record: configuring the file would help.
+                Err(match gap {
+                    LayoutGap::Assumed(_) => e.with_kind(crate::diag::ErrorKind::Undeclared),
+                    LayoutGap::Bitfields(_) => e,
+                })
+            }
             None => Ok(()),
         }
     }

@@ -84,6 +84,19 @@ pub(super) fn harness(
             w.inputs.len()
         ));
     }
+    // Memory inputs and results are built and read byte by byte in dizy's layout, whose
+    // bit-fields are not packed as the compiler packs them.
+    let structs = &v.prog.program.structs;
+    if f.params
+        .iter()
+        .map(|p| &f.var(*p).ty)
+        .chain(std::iter::once(&f.ret))
+        .any(|t| crate::ir::reaches_bitfields(structs, t))
+    {
+        return Err(format!(
+            "`{func}` takes or returns structs with bit-fields, which dizy lays out apart (not packed as the compiler does)"
+        ));
+    }
     let source = v
         .source
         .canonicalize()

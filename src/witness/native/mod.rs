@@ -133,10 +133,19 @@ pub fn validate(
         };
         let file = v.source.display().to_string();
         // `__FILE__` as the frontend expanded it: the new file's name in both versions.
-        let names = v.source.canonicalize().map_or_else(
+        let mut names = v.source.canonicalize().map_or_else(
             |_| vec![],
             |p| frontend::file_macro_args(&p, &new.source.display().to_string()),
         );
+        // The constants of missing headers, as the witness chose them.
+        for (n, val) in &w.constants {
+            if !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Native::NotApplicable(format!(
+                    "the witness chose a value for `{n}`, which the harness cannot define"
+                ));
+            }
+            names.push(format!("-D{n}={val}"));
+        }
         // A version claimed to access memory it may not is built with AddressSanitizer too.
         let asan = claimed.undefined.is_some();
         let stub = match stubs(v, w) {

@@ -72,6 +72,8 @@ pub(super) struct Enc<'ctx, 'a> {
     /// The one result of each environment function called so far (see `interp::World`: one
     /// value per function, in both versions), with its declared return type.
     pub(super) externals: Vec<(String, BV<'ctx>, CType)>,
+    /// The values runs give the constants of missing headers (`World::constants`), by name.
+    constants: std::collections::BTreeMap<String, i128>,
 }
 
 impl<'ctx, 'a> Enc<'ctx, 'a> {
@@ -87,6 +89,14 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
             under: vec![],
             params: vec![],
             externals: vec![],
+            constants: crate::witness::constant_values_of(
+                c.program
+                    .program
+                    .globals
+                    .iter()
+                    .filter(|g| g.opaque && g.is_extern && g.ty.is_integer())
+                    .map(|g| c.source_name(&g.name)),
+            ),
         };
         // Globals compared as equal inputs share one unknown when their value is not known.
         let mut shared: Vec<(VarId, BV<'ctx>)> = vec![];
@@ -126,6 +136,10 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
     /// The value a scalar global starts with when the program is loaded.
     fn global_init(&self, g: crate::ir::GlobalId, ty: &CType) -> Option<BV<'ctx>> {
         let gv = self.c.program.program.globals.get(g.index())?;
+        if gv.opaque && gv.is_extern && is_int(ty) {
+            let v = self.constants.get(self.c.source_name(&gv.name))?;
+            return Some(self.konst(*v, width(ty)?));
+        }
         if gv.is_extern || !is_int(ty) {
             return None;
         }
