@@ -484,6 +484,45 @@ fn undeclared_names_of_a_missing_header_are_shared_unknowns() {
     assert_eq!(verdict(&fs, "sw2"), "different");
 }
 
+/// An unknown macro next to a string literal (less's `ESCS "]8;"`, `"%" FMT`) makes the
+/// literal an unknown string, the same object in both versions: the function is analysed, and
+/// nothing is assumed of the string's contents (`strlen` of it is no constant).
+#[test]
+fn unknown_macros_next_to_string_literals_are_unknown_strings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = |k: i32, g: &str| {
+        format!(
+            "#include \"esc.h\"\n#include <string.h>\n#include <stdio.h>\n\
+             int f(int c) {{ if (c > {k}) return puts(ESC \"x\" FMT); return 0; }}\n\
+             int g(void) {{ return {g}; }}\n\
+             int h(int c) {{ const char *s = \"]8;\" ESC; return s[0] == c; }}\n"
+        )
+    };
+    let (o, n) = (tmp.path().join("old.c"), tmp.path().join("new.c"));
+    std::fs::write(&o, src(3, "strlen(ESC \"ab\") == 3")).unwrap();
+    std::fs::write(&n, src(4, "1")).unwrap();
+    let (os, ns) = (o.to_str().unwrap(), n.to_str().unwrap());
+    let v = json_of(&["diff", os, ns, "--format", "json"]);
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "f"), "possibly-different", "{}", fs["f"]);
+    assert!(
+        fs["f"]["notes"]
+            .to_string()
+            .contains("`ESC \\\"x\\\" FMT`: a string with a macro of a missing header"),
+        "{}",
+        fs["f"]
+    );
+    assert_eq!(verdict(&fs, "g"), "possibly-different", "{}", fs["g"]);
+    assert_eq!(verdict(&fs, "h"), "unchanged", "{}", fs["h"]);
+    assert!(
+        v["assumptions"]
+            .to_string()
+            .contains("unknown macros next to string literals"),
+        "{}",
+        v["assumptions"]
+    );
+}
+
 /// `case MAKE_MARKER (0, 0, 3, 0xE8):` (libsndfile's `mat4.c`, its macro in a header the
 /// configuration leaves out): a missing header's function-like macro on constant arguments is
 /// a shared unknown constant like an undeclared name, one per macro and argument values; the

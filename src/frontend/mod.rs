@@ -32,6 +32,12 @@ mod consteval;
 mod lines;
 mod lower;
 mod opaque;
+
+/// The placeholder literal the tolerant parse puts for an unknown macro next to a string
+/// literal (for the lowering, which makes such literals unknown strings).
+pub(crate) fn tolerant_placeholder(len: usize) -> String {
+    tolerant::placeholder(len)
+}
 mod preprocess;
 mod tolerant;
 mod types;
@@ -457,8 +463,21 @@ fn parse_with(
             }
             let map = LineMap::new(&t.parse.source, &display_owned);
             let tags = t.repairs.layout.tags.clone();
-            let mut prog =
-                lower::lower_unit(&t.parse.unit, &map, &display_owned, unconfigured, tags)?;
+            // The unknown macros next to string literals, at their offsets in the parsed text.
+            let strings: std::collections::BTreeMap<usize, String> = t
+                .repairs
+                .strings
+                .iter()
+                .map(|(off, n)| (off + t.prelude_len, n.clone()))
+                .collect();
+            let mut prog = lower::lower_unit(
+                &t.parse.unit,
+                &map,
+                &display_owned,
+                unconfigured,
+                tags,
+                &strings,
+            )?;
             annotate(&mut prog, &t, &map, &display_owned, &missing);
             Ok((prog, own))
         })
@@ -591,6 +610,16 @@ fn annotate(
                 r.unwrapped
                     .iter()
                     .map(|(off, m, n)| format!("{m}({n}) (line {})", line_of(*off)))
+            )
+        )));
+    }
+    if !r.strings.is_empty() {
+        notes.push(file_note(format!(
+            "unknown macros next to string literals: each such literal an unknown string, the same in both versions: {}",
+            list(
+                r.strings
+                    .iter()
+                    .map(|(off, n)| format!("{n} (line {})", line_of(*off)))
             )
         )));
     }

@@ -325,6 +325,15 @@ impl Shapes {
                         members.push(f.as_str());
                         continue;
                     }
+                    // Converted to pointer types and assigned a pointer of some type, but never
+                    // dereferenced itself: the header's `void *` (libwebp's `io->opaque`, set
+                    // to a decoder here and converted to `ALPHDecoder *` there).
+                    Some((_, 1.., _))
+                        if self.void_pointers.contains(f)
+                            && !shape.contains_key(&Key::Member(f.clone())) =>
+                    {
+                        "void *".to_string()
+                    }
                     Some((Key::Name(n), l, _)) if named.contains_key(&n) => {
                         spelled(named[&n].clone(), l)
                     }
@@ -1140,7 +1149,7 @@ mod tests {
     fn casts_typedefs_of_tags_and_members_assigned_to_members() {
         let l = shapes_of(
             "int f(Io *io, Dec *d) { Alph *a = (Alph *)io->opaque; Params *p = (Params *)d->io->opaque;\n\
-               return a->n + p->m; }\n\
+               io->opaque = d; return a->n + p->m; }\n\
              int g(Seg *s) { struct Seg *next = (Seg *)s->next; next->size = 1; return s->size; }\n\
              void h(Png *png) { png->bg_1 = png->bg; png->bg.red = 1; }\n",
             &["Io", "Dec", "Alph", "Params", "Seg", "Png"],

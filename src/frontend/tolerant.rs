@@ -64,6 +64,10 @@ pub(super) struct Repairs {
     pub unwrapped: Vec<(usize, String, String)>,
     /// `;` put after a statement macro: (offset of the `;`, offset and name of the macro).
     pub semicolons: Vec<(usize, usize, String)>,
+    /// Unknown macros next to a string literal (`ESCS "]8;"`), each replaced by a placeholder
+    /// literal of its length ([`placeholder`]): (offset, name). The lowering makes the whole
+    /// literal an unknown string (`lower::Unconfigured::strings`).
+    pub strings: Vec<(usize, String)>,
     /// Function bodies blanked after an unrepairable syntax error: (name, offset, message).
     pub bodies: Vec<(String, usize, String)>,
     /// Records assumed for missing types (see `super::opaque`); their typedefs replace the
@@ -132,11 +136,14 @@ pub(super) fn parse(mut body: String) -> Result<Tolerated, (SyntaxError, usize)>
         }
         let at = err.offset - prelude.len();
         let toks = tokenize(&body);
-        let applied = (rep.blanked.len(), rep.semicolons.len());
+        let applied = (rep.blanked.len(), rep.semicolons.len(), rep.strings.len());
         let fix = repair(&body, &toks, at, &mut rep);
         apply_blanks(&mut body, applied.0, &rep);
         for (at, _, _) in &rep.semicolons[applied.1..] {
             body.replace_range(*at..*at + 1, ";");
+        }
+        for (at, name) in &rep.strings[applied.2..] {
+            body.replace_range(*at..*at + name.len(), &placeholder(name.len()));
         }
         // The same repair twice at the same place means it did not help: fall back.
         let fix = match fix {
@@ -387,6 +394,17 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
             return Some((toks[i].start, format!("typedef {name}")));
         }
     }
+    // `ESCS "]8;"` or `"%" FMT`: an unknown macro next to a string literal is (part of) the
+    // string; a placeholder literal of the same length takes its place, and the lowering makes
+    // the concatenation an unknown string.
+    let string = |i: usize| kind(i) == Some(Tok::Literal) && text(i).ends_with('"');
+    for (m, other) in [(k.wrapping_sub(1), k), (k, k.wrapping_sub(1))] {
+        if unknown_ident(m) && string(other) && text(m).len() >= 2 {
+            let name = text(m).to_string();
+            rep.strings.push((toks[m].start, name.clone()));
+            return Some((toks[m].start, format!("string {name}")));
+        }
+    }
     // `MACRO (args)` as a statement without `;` (its expansion brought the braces): give it
     // its `;` in the whitespace before the next token, and it is a call like any other.
     if k > 0 && text(k - 1) == ")" {
@@ -625,6 +643,11 @@ const TYPE_WORDS: &[&str] = &[
 ];
 
 /// Replace `body[start..end]` by spaces (newlines kept) and remember what was there.
+/// A string literal `len` bytes long that stands for an unknown macro (`"@@"` for `ESCS`).
+pub(super) fn placeholder(len: usize) -> String {
+    format!("\"{}\"", "@".repeat(len.saturating_sub(2)))
+}
+
 fn blank(body: &str, start: usize, end: usize, rep: &mut Repairs) {
     rep.blanked.push((start, body[start..end].to_string()));
 }
@@ -1133,6 +1156,20 @@ mod tests {
     }
 
     #[test]
+    fn unknown_macros_next_to_string_literals_become_placeholders() {
+        let src = "int f(void) { return puts(ESCS \"]8;\" FMT) + puts(\"a\" \"b\"); }\n";
+        let t = repaired(src);
+        let names: Vec<&str> = t.repairs.strings.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["ESCS", "FMT"]);
+        for (off, n) in &t.repairs.strings {
+            let at = off + t.prelude_len;
+            assert_eq!(&t.parse.source[at..at + n.len()], placeholder(n.len()));
+        }
+        // Offsets do not move: the rest of the text is where it was.
+        assert_eq!(t.parse.source.len() - t.prelude_len, src.len());
+    }
+
+    #[test]
     fn unknown_typedefs_get_a_prelude() {
         let t = repaired("# 1 \"a.c\"\nstatic idx_t f (uintmax_t n, bool b) { idx_t i = (idx_t) n; uintmax_t *p = 0; return i + b + (p != 0); }\n");
         let names: Vec<_> = t.repairs.typedefs.keys().cloned().collect();
@@ -1284,7 +1321,7 @@ mod tests {
         assert_eq!(t.repairs.bodies.len(), 1);
         assert_eq!(t.repairs.bodies[0].0, "bad");
         // The same in a K&R definition, whose parameter declarations end in `;` (less).
-        let t = repaired("# 1 \"a.c\"\nint ok (int x) { return x; }\nint bad (p, n)\n  int *p;\n  int n;\n{\n  static char s[] = ESCS \"]8;\";\n  return n;\n}\nint ok2 (void) { return 2; }\n");
+        let t = repaired("# 1 \"a.c\"\nint ok (int x) { return x; }\nint bad (p, n)\n  int *p;\n  int n;\n{\n  return n +* 2 ) ;\n}\nint ok2 (void) { return 2; }\n");
         assert_eq!(t.repairs.bodies.len(), 1);
         assert_eq!(t.repairs.bodies[0].0, "bad");
     }

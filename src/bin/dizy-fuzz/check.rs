@@ -398,7 +398,17 @@ pub fn check_pair(
     if r.verdict == "different" {
         match (witness_at, &witness) {
             (Some(k), Some(w)) => {
-                if let Some(m) = witness_problem(old, new, w, &inputs[k], &obs[k]) {
+                // A witness that chose values for the missing header's names holds for those:
+                // run it so.
+                let chosen = match witness_with_constants(dir, old, new, w, &inputs[k]) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        r.failures.push(Failure::Oracle(e));
+                        return r;
+                    }
+                };
+                let o = chosen.as_ref().unwrap_or(&obs[k]);
+                if let Some(m) = witness_problem(old, new, w, &inputs[k], o) {
                     r.failures.push(Failure::FalseWitness(m));
                 }
             }
@@ -411,6 +421,40 @@ pub fn check_pair(
         }
     }
     r
+}
+
+/// The native behaviour on witness input `input` with the values the witness chose for the
+/// missing header's names (its `constants`), where it chose any that differ from the program's.
+fn witness_with_constants(
+    dir: &Path,
+    old: &Program,
+    new: &Program,
+    w: &serde_json::Map<String, Json>,
+    input: &Input,
+) -> Result<Option<Obs>, String> {
+    let Some(chosen) = w.get("constants").and_then(Json::as_object) else {
+        return Ok(None);
+    };
+    let with = |p: &Program| {
+        let mut p = p.clone();
+        for (n, v) in p.config.iter_mut() {
+            if let Some(x) = chosen.get(n.as_str()).and_then(Json::as_str) {
+                if let Ok(x) = x.parse::<i64>() {
+                    *v = x;
+                }
+            }
+        }
+        p
+    };
+    let (o2, n2) = (with(old), with(new));
+    if o2.config == old.config {
+        return Ok(None);
+    }
+    let sub = dir.join("chosen-constants");
+    std::fs::create_dir_all(&sub).map_err(|e| format!("cannot create {}: {e}", sub.display()))?;
+    let exe = oracle::compile(&sub, &o2, &n2)?;
+    let obs = oracle::execute(&exe, std::slice::from_ref(input), 1)?;
+    Ok(obs.into_iter().next())
 }
 
 /// The type of what `key` names in a behaviour of `p`: the return value or an observed object.

@@ -34,6 +34,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "struct",
     "nested struct",
     "array in struct",
+    "bit-field",
     "struct param",
     "struct return",
     "union",
@@ -119,6 +120,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
     for t in &p.types {
         match t {
             TypeDef::Struct { fields, .. } | TypeDef::Union { fields, .. } => {
+                if matches!(t, TypeDef::Struct { widths, .. } if !widths.is_empty()) {
+                    out.insert("bit-field");
+                }
                 for (ft, _) in fields {
                     ty_names(ft, out);
                     if matches!(t, TypeDef::Struct { .. }) {

@@ -24,7 +24,16 @@ impl Builder<'_> {
         let (wn, any_n) = written_globals(self.new);
         for (k, p) in self.meta.pairs.iter().enumerate() {
             let info = &self.vars[p.old.index()];
-            if !matches!(info.kind, VarKind::Global(_)) {
+            let VarKind::Global(g) = info.kind else {
+                continue;
+            };
+            // An unknown string of a missing header's macro (`ESCS "]8;"`) is a string literal:
+            // no code may write it.
+            if self
+                .old_globals
+                .get(g.index())
+                .is_some_and(|gv| gv.opaque && matches!(gv.ty, crate::ir::CType::Array(..)))
+            {
                 continue;
             }
             let new_name = untagged(&self.vars[p.new.index()].name);

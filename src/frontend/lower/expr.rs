@@ -209,6 +209,9 @@ impl Ctx<'_> {
             Expression::Identifier(id) => self.ident(&id.node.name, off),
             Expression::Constant(c) => self.constant(&c.node, off).map(Val::R),
             Expression::StringLiteral(s) => {
+                if let Some(v) = self.opaque_string(&s.node, e.span.start, e.span.end)? {
+                    return Ok(v);
+                }
                 let mut bytes = self.string_bytes(&s.node)?;
                 bytes.push(0);
                 let id = self.intern(bytes);
@@ -506,6 +509,47 @@ impl Ctx<'_> {
             None => value,
         };
         self.emit(StmtKind::Assign(place, value));
+    }
+
+    /// A string literal with unknown macros among its pieces (`ESCS "]8;"`, see
+    /// `tolerant::Repairs::strings`): an unknown string, the same object in both versions (an
+    /// opaque `extern char []` named after the text); `None` for any other literal.
+    fn opaque_string(&mut self, pieces: &[String], start: usize, end: usize) -> Res<Option<Val>> {
+        let macros: Vec<String> = self
+            .opaque_strings
+            .range(start..end)
+            .map(|(_, n)| n.clone())
+            .collect();
+        if macros.is_empty() {
+            return Ok(None);
+        }
+        if self.f.is_none() {
+            return Err(self.err(
+                start,
+                format!(
+                    "a string with the unknown macro `{}` in a constant expression",
+                    macros[0]
+                ),
+            ));
+        }
+        let mut names = macros.iter();
+        let text: Vec<String> = pieces
+            .iter()
+            .map(
+                |p| match p.len() >= 2 && *p == crate::frontend::tolerant_placeholder(p.len()) {
+                    true => names.next().cloned().unwrap_or_else(|| p.clone()),
+                    false => p.clone(),
+                },
+            )
+            .collect();
+        let name = text.join(" ");
+        let ty = CType::Array(Box::new(CType::CHAR), None);
+        let note = format!(
+            "`{name}`: a string with a macro of a missing header: taken as an unknown string, the same in both versions"
+        );
+        let g = self.opaque_named(&name, (ty.clone(), vec![]), note, start);
+        let v = self.global_var(g);
+        Ok(Some(Val::L(Place::Var(v), ty)))
     }
 
     /// An opaque `unsigned long` that the analysis treats as unknown (the same in both

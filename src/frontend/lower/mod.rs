@@ -110,6 +110,9 @@ struct Ctx<'a> {
     opaque_undeclared: bool,
     /// The opaque globals made so far, by name.
     opaque: HashMap<String, GlobalId>,
+    /// Unknown macros next to string literals, by offset in the parsed text (see
+    /// `tolerant::Repairs::strings`): a literal spanning one is an unknown string.
+    opaque_strings: std::collections::BTreeMap<usize, String>,
     /// Functions defined in headers (see [`Program::in_headers`]).
     in_headers: std::collections::BTreeSet<String>,
     /// Functions declared in system headers (see [`Program::library`]).
@@ -138,13 +141,14 @@ pub fn lower_unit(
     file: &str,
     opaque_undeclared: bool,
     assumed_tags: std::collections::BTreeSet<String>,
+    strings: &std::collections::BTreeMap<usize, String>,
 ) -> Res<Program> {
     let (mut prog, pointers) = lower_pass(
         unit,
         map,
         file,
         opaque_undeclared,
-        assumed_tags.clone(),
+        (assumed_tags.clone(), strings),
         Default::default(),
     )?;
     // Without the project's headers, a function called undeclared whose result the code uses
@@ -166,7 +170,7 @@ pub fn lower_unit(
                 map,
                 file,
                 opaque_undeclared,
-                assumed_tags.clone(),
+                (assumed_tags.clone(), strings),
                 used.clone(),
             )?;
             for (n, t) in found {
@@ -213,7 +217,10 @@ fn lower_pass(
     map: &LineMap,
     file: &str,
     opaque_undeclared: bool,
-    assumed_tags: std::collections::BTreeSet<String>,
+    (assumed_tags, opaque_strings): (
+        std::collections::BTreeSet<String>,
+        &std::collections::BTreeMap<usize, String>,
+    ),
     assumed_pointer: std::collections::BTreeMap<String, CType>,
 ) -> Res<(Program, std::collections::BTreeMap<String, Option<CType>>)> {
     let mut cx = Ctx {
@@ -240,6 +247,7 @@ fn lower_pass(
         assumed_pointer,
         opaque_undeclared,
         opaque: HashMap::new(),
+        opaque_strings: opaque_strings.clone(),
         in_headers: Default::default(),
         library: Default::default(),
         f: None,

@@ -63,7 +63,9 @@ impl<'a> Env<'a> {
             _ => return None,
         };
         self.prog.types.iter().find_map(|t| match t {
-            TypeDef::Struct { tag: x, fields } | TypeDef::Union { tag: x, fields } if x == tag => {
+            TypeDef::Struct { tag: x, fields, .. } | TypeDef::Union { tag: x, fields }
+                if x == tag =>
+            {
                 fields.iter().find(|f| f.1 == field).map(|f| f.0.clone())
             }
             _ => None,

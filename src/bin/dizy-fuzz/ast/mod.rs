@@ -149,6 +149,9 @@ pub enum TypeDef {
     Struct {
         tag: String,
         fields: Vec<(Ty, String)>,
+        /// The bit-fields among `fields`, with their widths (named `bf_…`: see
+        /// [`is_bitfield_name`]).
+        widths: Vec<(String, u8)>,
     },
     Union {
         tag: String,
@@ -164,6 +167,13 @@ pub enum TypeDef {
         ret: Ty,
         params: Vec<Ty>,
     },
+}
+
+/// Whether a field of that name is a bit-field: the generator names them `bf_…`, so that the
+/// places where C forbids one (`__typeof__` of it alone, a mutation that would put one there) can
+/// tell without types.
+pub fn is_bitfield_name(name: &str) -> bool {
+    name.starts_with("bf_")
 }
 
 impl TypeDef {
@@ -586,7 +596,9 @@ impl Program {
 
     pub fn struct_fields(&self, tag: &str) -> Option<&Vec<(Ty, String)>> {
         self.types.iter().find_map(|t| match t {
-            TypeDef::Struct { tag: x, fields } | TypeDef::Union { tag: x, fields } if x == tag => {
+            TypeDef::Struct { tag: x, fields, .. } | TypeDef::Union { tag: x, fields }
+                if x == tag =>
+            {
                 Some(fields)
             }
             _ => None,

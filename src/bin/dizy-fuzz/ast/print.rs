@@ -237,15 +237,21 @@ impl<'a> Printer<'a> {
     fn typedef(&self, s: &mut String, t: &TypeDef) {
         let p = self.prefix;
         match t {
-            TypeDef::Struct { tag, fields } | TypeDef::Union { tag, fields } => {
-                let kw = if matches!(t, TypeDef::Struct { .. }) {
-                    "struct"
-                } else {
-                    "union"
+            TypeDef::Struct { tag, fields, .. } | TypeDef::Union { tag, fields } => {
+                let (kw, widths) = match t {
+                    TypeDef::Struct { widths, .. } => ("struct", &widths[..]),
+                    _ => ("union", &[][..]),
                 };
                 let _ = writeln!(s, "{kw} {p}{tag} {{");
                 for (ft, fnm) in fields {
-                    let _ = writeln!(s, "    {};", self.decl(ft, fnm));
+                    match widths.iter().find(|(n, _)| n == fnm) {
+                        Some((_, w)) => {
+                            let _ = writeln!(s, "    {} : {w};", self.decl(ft, fnm));
+                        }
+                        None => {
+                            let _ = writeln!(s, "    {};", self.decl(ft, fnm));
+                        }
+                    }
                 }
                 let _ = writeln!(s, "}};");
             }
@@ -554,7 +560,12 @@ impl<'a> Printer<'a> {
         for d in &se.decls {
             let init = self.expr(f, &d.init);
             if d.typeof_ {
-                let _ = write!(s, "__typeof__({init}) {} = ({init}); ", d.name);
+                // `__typeof__` of a bit-field is an error: of its promoted value instead.
+                let of = match &d.init {
+                    Expr::Field(_, n) if super::is_bitfield_name(n) => format!("+({init})"),
+                    _ => init.clone(),
+                };
+                let _ = write!(s, "__typeof__({of}) {} = ({init}); ", d.name);
             } else {
                 let _ = write!(s, "{} = {init}; ", self.decl(&d.ty, &d.name));
             }

@@ -345,6 +345,7 @@ impl Gen<'_> {
                         p.types.push(TypeDef::Struct {
                             tag: "G".into(),
                             fields,
+                            widths: vec![],
                         });
                     }
                     g.init = Some(Init::Fields(vec![

@@ -260,6 +260,7 @@ impl Gen<'_> {
         p.types.push(TypeDef::Struct {
             tag: "In".into(),
             fields: inner_fields,
+            widths: vec![],
         });
         let second = if has("float") || self.rng.chance(40) {
             Ty::F64
@@ -272,10 +273,20 @@ impl Gen<'_> {
             (Ty::Struct("In".into()), "in".to_string()),
             (Ty::I(IntK::Char), "tag".to_string()),
         ];
+        // bit-fields: an unsigned and a signed one, narrow, so that stores truncate
+        let mut widths = vec![];
+        if self.generation >= 4 && self.rng.chance(60) {
+            for (t, n, lo) in [(IntK::UInt, "bf_u", 1), (IntK::Int, "bf_s", 2)] {
+                fields.push((Ty::I(t), n.to_string()));
+                widths.push((n.to_string(), lo + self.rng.below(6) as u8));
+            }
+        }
         self.rng.shuffle(&mut fields);
+        let bitfields: Vec<String> = widths.iter().map(|(n, _)| n.clone()).collect();
         p.types.push(TypeDef::Struct {
             tag: "S".into(),
             fields,
+            widths,
         });
         let sty = Ty::Struct("S".into());
         let by_param = self.rng.chance(70);
@@ -296,7 +307,10 @@ impl Gen<'_> {
         .iter()
         {
             let base = Expr::var(v);
-            for f in ["a", "tag"] {
+            for f in ["a", "tag"]
+                .into_iter()
+                .chain(bitfields.iter().map(|s| s.as_str()))
+            {
                 sc.ints.push(Expr::field(base.clone(), f));
                 sc.int_lv.push(Expr::field(base.clone(), f));
             }

@@ -314,8 +314,12 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                 }
                 return false;
             }
+            // (a bit-field keeps its type: not every width fits every type)
             let cands: Vec<usize> = (0..fields.len())
-                .filter(|&j| matches!(fields[j].0, Ty::I(_) | Ty::F64))
+                .filter(|&j| {
+                    matches!(fields[j].0, Ty::I(_) | Ty::F64)
+                        && !crate::ast::is_bitfield_name(&fields[j].1)
+                })
                 .collect();
             if cands.is_empty() {
                 return false;

@@ -149,7 +149,7 @@ impl Harness<'_> {
             }
         }
         for t in &self.p.types {
-            if let TypeDef::Struct { tag, fields } = t {
+            if let TypeDef::Struct { tag, fields, .. } = t {
                 let mut fs = fields.clone();
                 fs.sort_by(|a, b| a.1.cmp(&b.1));
                 let _ = writeln!(s, "static void rd_{pre}{tag}(struct {pre}{tag} *p)\n{{");
