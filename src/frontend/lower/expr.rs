@@ -20,6 +20,10 @@ use crate::ir::{
     StructId,
 };
 
+/// The size runs give a struct no part of the file defines (`sizeof` of it is an unknown
+/// constant; a witness must not depend on its value).
+const INCOMPLETE_SIZE: u64 = 64;
+
 impl Ctx<'_> {
     /// Lower an expression in a constant context (no function): global initializers, sizes.
     pub(super) fn const_expr(&mut self, e: &Node<Expression>) -> Res<Expr> {
@@ -323,6 +327,19 @@ impl Ctx<'_> {
     }
 
     fn sizeof(&mut self, ty: CType, off: usize) -> Res<Val> {
+        // A struct of a missing header that the file never defines (`sizeof (struct dsa_st)`
+        // for a `malloc`): an unknown constant like the size of a record only partly known.
+        if let (Some(_), true, CType::Struct(s)) = (&self.f, self.opaque_undeclared, &ty) {
+            let d = &self.tables.structs[s.index()];
+            if !d.complete && !d.name.is_empty() {
+                let kw = if d.is_union { "union" } else { "struct" };
+                let name = format!("sizeof({kw} {})", d.name);
+                let why = "the struct is defined in a missing header, never in this file";
+                let g = self.opaque_constant(&name, INCOMPLETE_SIZE, why, off);
+                let v = self.global_var(g);
+                return Ok(Val::R(Expr::new(ExprKind::Var(v), CType::ULONG)));
+            }
+        }
         if matches!(ty, CType::Array(_, None)) || !self.structs_complete(&ty) {
             return Err(self.err(off, "sizeof of an incomplete type"));
         }
@@ -553,11 +570,11 @@ impl Ctx<'_> {
     }
 
     /// An opaque `unsigned long` that the analysis treats as unknown (the same in both
-    /// versions) while executions read `value`, the assumed layout's (see `unknown_size`).
+    /// versions) while executions read `value` (the assumed layout's, see `unknown_size`).
     fn opaque_constant(&mut self, name: &str, value: u64, why: &str, off: usize) -> GlobalId {
         let init = vec![(0, CType::ULONG, Expr::int(value as i128, CType::ULONG))];
         let note = format!(
-            "`{name}`: {why}, so its size is taken as an unknown constant, the same in both versions (runs use the assumed layout's {value})"
+            "`{name}`: {why}, so its size is taken as an unknown constant, the same in both versions (runs use {value} bytes)"
         );
         self.opaque_named(name, (CType::ULONG, init), note, off)
     }

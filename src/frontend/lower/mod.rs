@@ -183,25 +183,24 @@ pub fn lower_unit(
             }
         };
         let (ptrs, recs): (Vec<_>, Vec<_>) = assumed.iter().partition(|(_, t)| t.is_pointer());
-        if !ptrs.is_empty() {
-            prog.notes.push(Note::in_file(
-                NoteKind::Assumption,
-                file,
-                format!(
-                    "called without a declaration, their results used as pointers: assumed to return `void *`: {}",
-                    ptrs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            ));
-        }
-        if !recs.is_empty() {
-            prog.notes.push(Note::in_file(
-                NoteKind::Assumption,
-                file,
-                format!(
-                    "called without a declaration, their results used as structs: assumed to return the struct they initialize: {}",
-                    recs.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            ));
+        for (names, what) in [
+            (ptrs, "pointers: assumed to return `void *`"),
+            (
+                recs,
+                "structs: assumed to return the struct they initialize",
+            ),
+        ] {
+            if !names.is_empty() {
+                let names: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+                prog.notes.push(Note::in_file(
+                    NoteKind::Assumption,
+                    file,
+                    format!(
+                        "called without a declaration, their results used as {what}: {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
         }
     }
     Ok(prog)
