@@ -603,6 +603,8 @@ fn records_for_the_types_of_a_missing_header() {
          int put(ctx_t *c, int v) {{ c->count = v; return c->count; }}\n\
          long size(ctx_t *c) {{ return sizeof *c; }}\n\
          long size2(ctx_t *c) {{ return c->count + sizeof (ctx_t); }}\n\
+         static long sz(void) {{ return sizeof (ctx_t); }}\n\
+         long size3(ctx_t *c) {{ return sz(); }}\n\
          long sum(ctx_t *c, int n) {{ long s = 0; for (int i = 0; i < n; i++) s += c[i].count; return s; }}\n\
          void copy(ctx_t *a, ctx_t *b) {{ *a = *b; }}\n\
          long arith(ctx_t *c) {{ return (c + 1)->count; }}\n\
@@ -620,6 +622,8 @@ fn records_for_the_types_of_a_missing_header() {
          int put(ctx_t *c, int v) {{ c->count = v; c->extra = 0; return v; }}\n\
          long size(ctx_t *c) {{ return sizeof (ctx_t); }}\n\
          long size2(ctx_t *c) {{ return c->count + 48; }}\n\
+         static long sz(void) {{ return sizeof (ctx_t); }}\n\
+         long size3(ctx_t *c) {{ return 0; }}\n\
          long sum(ctx_t *c, int n) {{ long s = 0; for (int i = 1; i < n; i++) s += c[i].count; return s; }}\n\
          void copy(ctx_t *a, ctx_t *b) {{ a->count = b->count; a->extra = b->extra;\n\
            a->br.eos = b->br.eos; a->mem = b->mem; }}\n\
@@ -676,6 +680,8 @@ fn records_for_the_types_of_a_missing_header() {
     // may not be: no proof, and no witness that depends on the size.
     assert!(v.to_string().contains("runs use 48 bytes"), "{v:#}");
     assert_eq!(verdict(&fs, "size2"), "possibly-different", "{v:#}");
+    // The same when a helper reads the size.
+    assert_eq!(verdict(&fs, "size3"), "possibly-different", "{v:#}");
     assert_eq!(verdict(&fs, "sum"), "different", "{v:#}");
     // The real header: other members, another order, narrower types where it does not matter.
     std::fs::write(

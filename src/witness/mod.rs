@@ -228,21 +228,30 @@ pub fn behave(prog: &GclProgram, func: &str, args: &[Value], budget: u64) -> Opt
     )
 }
 
-/// The opaque sizes of records only partly known (`sizeof(T)` of a missing header's type,
-/// [`crate::ir::GlobalVar::opaque`] with an initializer) that `func` reads, each with another
-/// value a real layout could have: larger, and a multiple of eight. A run reads the assumed
-/// layout's size; a witness must not depend on it ([`Runner::try_inputs`]).
-fn layout_sizes(prog: &GclProgram, func: &str) -> Vec<(String, Arg)> {
-    let Some(f) = prog.function(func) else {
-        return vec![];
-    };
-    f.func
-        .vars
+/// The globals `func` or a function of the file it may call (through pointers too) names.
+fn globals_read<'p>(prog: &'p GclProgram, func: &str) -> Vec<&'p crate::ir::GlobalVar> {
+    let mut reach = crate::changes::CallGraph::new(prog).reachable(func);
+    reach.insert(func.to_string());
+    let mut seen = std::collections::BTreeSet::new();
+    reach
         .iter()
+        .filter_map(|n| prog.function(n))
+        .flat_map(|f| f.func.vars.iter())
         .filter_map(|v| match v.kind {
-            VarKind::Global(g) => prog.program.globals.get(g.index()),
+            VarKind::Global(g) if seen.insert(g.index()) => prog.program.globals.get(g.index()),
             _ => None,
         })
+        .collect()
+}
+
+/// The opaque sizes of records only partly known (`sizeof(T)` of a missing header's type,
+/// [`crate::ir::GlobalVar::opaque`] with an initializer) that `func` reads, each with another
+/// value a real layout could have: larger, and a multiple of eight (callees' reads too). A
+/// run reads the assumed layout's size; a witness must not depend on it
+/// ([`Runner::try_inputs`]).
+fn layout_sizes(prog: &GclProgram, func: &str) -> Vec<(String, Arg)> {
+    globals_read(prog, func)
+        .into_iter()
         .filter(|g| g.opaque && !g.is_extern)
         .filter_map(|g| match g.init.first()?.2.kind {
             crate::ir::ExprKind::Int(n) => Some((
@@ -763,19 +772,12 @@ impl Runner<'_> {
         }
     }
 
-    /// The constants of missing headers the function names in either version, with the values
-    /// the world gives them.
+    /// The constants of missing headers the function (or a function of the file it may call)
+    /// names in either version, with the values the world gives them.
     fn named_constants(&self) -> Inputs {
         let mut out: Inputs = vec![];
         for p in [self.old, self.new] {
-            let Some(f) = p.function(self.func) else {
-                continue;
-            };
-            for v in &f.func.vars {
-                let VarKind::Global(g) = v.kind else { continue };
-                let Some(g) = p.program.globals.get(g.index()) else {
-                    continue;
-                };
+            for g in globals_read(p, self.func) {
                 if let Some(x) = self.world.constants.get(&g.name) {
                     if !out.iter().any(|(n, _)| *n == g.name) {
                         out.push((g.name.clone(), x.to_string()));
