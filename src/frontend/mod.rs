@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Note, NoteKind, Result, Stop};
 use crate::ir::Program;
-use preprocess::{check_input_file, preprocess};
+use preprocess::{check_input_file, preprocess, Preprocessed};
 pub use preprocess::{file_macro_args, search_dirs, SOURCE_DATE_EPOCH};
 
 pub use lines::LineMap;
@@ -223,11 +223,21 @@ fn load_with(
             (p, own)
         }
         None => {
-            let plain = parse_with(pre.text, &display, pre.missing, opts.time_limit, shapes)?;
-            if opts.std_prelude && missing_none && undeclared(&plain.0) > 0 {
-                standard_names_unconfigured(path, opts, &display, shapes, plain)
-            } else {
-                plain
+            let text = (missing_none && opts.std_prelude).then(|| pre.text.clone());
+            let p = parse_with(
+                pre.text,
+                &display,
+                pre.missing,
+                opts.time_limit,
+                shapes,
+                false,
+            )?;
+            match text {
+                Some(text) if undeclared(&p.0) > 0 => {
+                    let p = standard_names_unconfigured(path, opts, &display, shapes, p);
+                    undeclared_as_constants(path, text, opts, &display, shapes, p)
+                }
+                _ => p,
             }
         }
     };
@@ -253,6 +263,54 @@ fn load_with(
         ));
     }
     Ok((prog, own))
+}
+
+/// A file whose headers are all there but which uses names declared nowhere, even with the
+/// standard headers (freetype's `FT_THROW (Invalid_Argument)` pastes `FT_ERR_PREFIX`, which
+/// its headers `#undef` unless the build defines `FT2_BUILD_LIBRARY`): the file does not
+/// compile as configured. Those names are taken as unknown constants, the same in both
+/// versions (as for unconfigured code, see [`GlobalVar::opaque`](crate::ir::GlobalVar)), when
+/// that rejects fewer functions, with a note saying so; otherwise `plain`.
+fn undeclared_as_constants(
+    path: &Path,
+    text: String,
+    opts: &Options,
+    display: &str,
+    shapes: Option<&opaque::Shapes>,
+    plain: (Program, opaque::Shapes),
+) -> (Program, opaque::Shapes) {
+    if undeclared(&plain.0) == 0 {
+        return plain;
+    }
+    // The standard headers, if they rescued names, stay.
+    let text = match plain.0.prelude.is_empty() {
+        true => text,
+        false => match standard_prelude(path, opts, display) {
+            Some(pre) => pre.text,
+            None => return plain,
+        },
+    };
+    let Ok((mut prog, own)) = parse_with(text, display, vec![], opts.time_limit, shapes, true)
+    else {
+        return plain;
+    };
+    if undeclared(&prog) >= undeclared(&plain.0) {
+        return plain;
+    }
+    prog.prelude = plain.0.prelude.clone();
+    // The note of `standard_names_unconfigured`, its last.
+    if !prog.prelude.is_empty() {
+        prog.notes.extend(plain.0.notes.last().cloned());
+    }
+    prog.notes.push(Note::in_file(
+        NoteKind::Assumption,
+        display,
+        "no header is missing, yet the file uses names declared nowhere (macros a build \
+         defines with -D, such as a library's own build flag?): the file does not compile as \
+         configured; each such name is taken as an unknown constant, the same in both versions"
+            .to_string(),
+    ));
+    (prog, own)
 }
 
 /// Standard C and POSIX headers that stand in for missing project headers (`system.h`,
@@ -288,6 +346,22 @@ fn with_standard_headers(
     display: &str,
     shapes: Option<&opaque::Shapes>,
 ) -> Option<(Program, opaque::Shapes)> {
+    let pre = standard_prelude(path, opts, display)?;
+    let (mut prog, own) = parse_with(
+        pre.text,
+        display,
+        pre.missing,
+        opts.time_limit,
+        shapes,
+        false,
+    )
+    .ok()?;
+    prog.prelude = STANDARD_HEADERS.iter().map(|h| h.to_string()).collect();
+    Some((prog, own))
+}
+
+/// `path` preprocessed with [`STANDARD_HEADERS`] included first.
+fn standard_prelude(path: &Path, opts: &Options, display: &str) -> Option<Preprocessed> {
     let dir = preprocess::TempDir::new("std").ok()?;
     let prelude = dir.path().join("dizy-standard-headers.h");
     let text: String = STANDARD_HEADERS
@@ -298,11 +372,7 @@ fn with_standard_headers(
     let mut o = opts.clone();
     o.std_prelude = false;
     o.forced_includes.insert(0, prelude);
-    let pre = preprocess(path, &o, display).ok()?;
-    let (mut prog, own) =
-        parse_with(pre.text, display, pre.missing, opts.time_limit, shapes).ok()?;
-    prog.prelude = STANDARD_HEADERS.iter().map(|h| h.to_string()).collect();
-    Some((prog, own))
+    preprocess(path, &o, display).ok()
 }
 
 /// `<stddef.h> <stdbool.h> …`: the headers of [`STANDARD_HEADERS`] for a note.
@@ -390,11 +460,20 @@ fn configure_hint(path: &Path, line: u32, opts: &Options, display: &str) -> Stri
 
 /// Parse and lower already-preprocessed text (with line markers) that came from `display`.
 pub fn parse_text(text: String, display: &str) -> Result<Program> {
-    parse_with(text, display, vec![], Options::default().time_limit, None).map(|(p, _)| p)
+    parse_with(
+        text,
+        display,
+        vec![],
+        Options::default().time_limit,
+        None,
+        false,
+    )
+    .map(|(p, _)| p)
 }
 
 /// Parse and lower within `limit`; `missing` lists the headers replaced by empty stand-ins
-/// (name, where). With headers missing, the types they define get records (`opaque`) from
+/// (name, where); `undeclared_constants`: names declared nowhere are unknown constants even
+/// with no header missing. With headers missing, the types they define get records (`opaque`) from
 /// `shapes`, or from the file's own uses; the latter are also given back.
 fn parse_with(
     text: String,
@@ -402,6 +481,7 @@ fn parse_with(
     missing: Vec<(String, String)>,
     limit: std::time::Duration,
     shapes: Option<&opaque::Shapes>,
+    undeclared_constants: bool,
 ) -> Result<(Program, opaque::Shapes)> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(Error::bad_input(format!(
@@ -474,7 +554,7 @@ fn parse_with(
                 &t.parse.unit,
                 &map,
                 &display_owned,
-                unconfigured,
+                unconfigured || undeclared_constants,
                 tags,
                 &strings,
             )?;
@@ -659,17 +739,17 @@ fn annotate(
         let (start, end) = (fd.span.start, fd.span.end);
         for (name, (ty, _)) in &r.typedefs {
             if let Some(off) = tolerant::find_ident(text, start, end, name) {
-                let why = if r.layout.typedefs.contains_key(name) {
-                    "(a record of the members this file uses)"
-                } else {
-                    "(a guess: its width and signedness decide overflow)"
+                let assumed = r.typedef_type(name, ty);
+                let why = match r.layout.typedefs.contains_key(name) {
+                    true if assumed.contains("struct ") => {
+                        "(a record of the members this file uses)"
+                    }
+                    true if assumed.contains('*') => "(a pointer, as the file subscripts it)",
+                    _ => "(a guess: its width and signedness decide overflow)",
                 };
                 other.push(line_note(
                     map.line(off),
-                    format!(
-                        "uses `{name}`, an unknown type assumed `{}` {why}",
-                        r.typedef_type(name, ty)
-                    ),
+                    format!("uses `{name}`, an unknown type assumed `{assumed}` {why}"),
                 ));
             }
         }

@@ -36,8 +36,10 @@ enum Key {
     Name(String),
     /// A struct tag the file uses but never defines.
     Tag(String),
-    /// The type of member `f` of one of these records (by member name).
-    Member(String),
+    /// The type of member `f` of the record of another key (the owner: the record that key's
+    /// values are, or point to). Keyed by owner, as two records' members of one name (libwebp's
+    /// `WebPDecBuffer.u`, a union, and `WebPYUVABuffer.u`, a pointer) are unrelated.
+    Member(Box<Key>, String),
     /// The type of an object the file uses but never declares (`funcs.decode`, `glob->n`):
     /// a missing header's `extern` variable (or a macro standing for one).
     Object(String),
@@ -60,19 +62,26 @@ pub struct Shapes {
     uses: BTreeMap<Key, Uses>,
     /// Members assigned to or from a variable of a missing type (`control = &core->permit`):
     /// member → (that type, pointer levels the member has over it) → count.
-    aliases: BTreeMap<String, BTreeMap<(Key, i32), u32>>,
+    aliases: BTreeMap<Key, BTreeMap<(Key, i32), u32>>,
     /// Members converted to or from a pointer to a type the file defines
     /// (`(struct rar *)(a->format->data)`): the missing header's `void *`, unless other uses
     /// say what they are.
-    void_pointers: BTreeSet<String>,
+    void_pointers: BTreeSet<Key>,
     /// Members called (`funcs.decode(x)`, `(*p->fn)(x)`): function pointers.
-    called: BTreeSet<String>,
+    called: BTreeSet<Key>,
     /// Pairs of members assigned one to the other (`p->background_1 = p->background`): of one
     /// type, so one whose uses say nothing takes the other's.
-    same_type: BTreeSet<(String, String)>,
+    same_type: BTreeSet<(Key, Key)>,
     /// Struct tags the file names but never defines (`struct X *p`): a missing header's typedef
     /// of the same name is most likely that struct (`typedef struct X X;`).
     tags: BTreeSet<String>,
+    /// Unknown typedef names of variables called (`WebPFilterFunc f; … f (data, w)`): function
+    /// pointer types.
+    called_names: BTreeSet<String>,
+    /// Undeclared objects whose elements are assigned to or from a variable of an unknown
+    /// typedef (`f = WebPFilters[i]`): (object, typedef name). Arrays of function pointers when
+    /// that typedef is called.
+    object_elements: BTreeSet<(String, String)>,
 }
 
 /// The assumed declarations of a [`Shapes`] for one file.
@@ -87,6 +96,9 @@ pub(super) struct Layout {
     /// `struct S { a, b }` per record, for the report.
     pub described: Vec<String>,
 }
+
+/// The type assumed for a function pointer whose type a missing header defines.
+const FUNCTION_POINTER: &str = "__typeof__(int (*)())";
 
 /// Deepest pointer level inferred (`T **`).
 const MAX_LEVEL: i32 = 2;
@@ -113,6 +125,9 @@ impl Shapes {
         self.void_pointers
             .extend(other.void_pointers.iter().cloned());
         self.called.extend(other.called.iter().cloned());
+        self.called_names.extend(other.called_names.iter().cloned());
+        self.object_elements
+            .extend(other.object_elements.iter().cloned());
         self.same_type.extend(other.same_type.iter().cloned());
         self.tags.extend(other.tags.iter().cloned());
     }
@@ -139,17 +154,14 @@ impl Shapes {
             }
         };
         let record_name = |k: &Key| match k {
-            Key::Name(n) => format!("__dizy_{n}"),
             Key::Tag(t) => t.clone(),
-            Key::Member(m) => format!("__dizy_m_{m}"),
-            Key::Object(o) => format!("__dizy_v_{o}"),
+            k => format!("__dizy_{}", k.path()),
         };
         let usable = |k: &Key| match k {
             Key::Name(n) => guessed.contains(n) || named.contains_key(n),
             Key::Tag(t) => !defined.contains(t),
-            Key::Member(_) | Key::Object(_) => true,
+            Key::Member(..) | Key::Object(_) => true,
         };
-        let mut uses = self.uses.clone();
         // `typedef struct X X;` in the missing header, with `struct X` named in the file: the
         // typedef name's uses are the tag's (one record, so that the two spellings convert).
         let same_tag: BTreeSet<String> = self
@@ -157,52 +169,86 @@ impl Shapes {
             .iter()
             .filter(|n| !defined.contains(*n) && guessed.contains(*n) && !named.contains_key(*n))
             .filter(|n| {
-                uses.get(&Key::Name(n.to_string()))
+                self.uses
+                    .get(&Key::Name(n.to_string()))
                     .and_then(level)
                     .is_none_or(|(l, rec)| l == 0 && rec)
             })
             .cloned()
             .collect();
-        let canon = |k: &Key| match k {
-            Key::Name(n) if same_tag.contains(n) => Key::Tag(n.clone()),
-            k => k.clone(),
+        // A member that holds a variable's missing type (or pointers to it) has that type
+        // (`redirect`): its own uses are uses of that type, and so are the uses of its members.
+        // Keys are made canonical (`Canon`) with the redirections found so far, until no new
+        // one is found (each round resolves one more level of nested members).
+        let mut canon = Canon {
+            same_tag: &same_tag,
+            redirect: BTreeMap::new(),
         };
-        for n in &same_tag {
-            if let Some(u) = uses.remove(&Key::Name(n.clone())) {
-                let e = uses.entry(Key::Tag(n.clone())).or_default();
-                for (l, c) in u.record {
-                    *e.record.entry(l).or_default() += c;
+        for _ in 0..8 {
+            let mut aliases: BTreeMap<Key, BTreeMap<(Key, i32), u32>> = BTreeMap::new();
+            for (m, ts) in &self.aliases {
+                let e = aliases.entry(canon.member(m)).or_default();
+                for ((k, l), n) in ts {
+                    *e.entry((canon.owner(k), *l)).or_default() += n;
                 }
-                for (l, c) in u.elements {
-                    *e.elements.entry(l).or_default() += c;
-                }
-                e.members.extend(u.members);
             }
+            let mut redirect = BTreeMap::new();
+            for (m, ts) in aliases {
+                let Some(((k, l), _)) = ts.into_iter().max_by_key(|(_, n)| *n) else {
+                    continue;
+                };
+                // Negative: the member holds what the type points to (`&t->store` passed
+                // as a `Store` that is `struct … *`).
+                if usable(&k) && (-MAX_LEVEL..=MAX_LEVEL).contains(&l) {
+                    redirect.insert(m, (k, l));
+                }
+            }
+            if redirect == canon.redirect {
+                break;
+            }
+            canon.redirect = redirect;
         }
-        // A member that holds a variable's missing type (or pointers to it) has that type:
-        // its own uses are uses of that type.
-        let mut redirect: BTreeMap<&str, (Key, u8)> = BTreeMap::new();
-        for (f, ts) in &self.aliases {
-            let Some(((k, l), _)) = ts.iter().max_by_key(|(_, n)| **n) else {
-                continue;
+        let canon = canon;
+        let mut uses: BTreeMap<Key, Uses> = BTreeMap::new();
+        for (k, u) in &self.uses {
+            let (k, shift) = match k {
+                Key::Member(..) => {
+                    let m = canon.member(k);
+                    match canon.redirect.get(&m) {
+                        Some((t, l)) => (t.clone(), *l),
+                        None => (m, 0),
+                    }
+                }
+                k => (canon.owner(k), 0),
             };
-            let k = &canon(k);
-            if !usable(k) || !(0..=MAX_LEVEL).contains(l) {
-                continue;
-            }
-            let l = *l as u8;
-            if let Some(mu) = uses.remove(&Key::Member(f.clone())) {
-                let e = uses.entry(k.clone()).or_default();
-                for (n, c) in mu.record.iter().filter(|(n, _)| **n >= l) {
-                    *e.record.entry(n - l).or_default() += c;
+            let e = uses.entry(k).or_default();
+            let shifted = |n: &u8| {
+                u8::try_from(i32::from(*n) - shift)
+                    .ok()
+                    .filter(|n| i32::from(*n) <= MAX_LEVEL)
+            };
+            for (n, c) in &u.record {
+                if let Some(n) = shifted(n) {
+                    *e.record.entry(n).or_default() += c;
                 }
-                for (n, c) in mu.elements.iter().filter(|(n, _)| **n >= l) {
-                    *e.elements.entry(n - l).or_default() += c;
-                }
-                e.members.extend(mu.members);
             }
-            redirect.insert(f, (k.clone(), l));
+            for (n, c) in &u.elements {
+                if let Some(n) = shifted(n) {
+                    *e.elements.entry(n).or_default() += c;
+                }
+            }
+            e.members.extend(u.members.iter().cloned());
         }
+        let member_set =
+            |s: &BTreeSet<Key>| -> BTreeSet<Key> { s.iter().map(|m| canon.member(m)).collect() };
+        let void_pointers = member_set(&self.void_pointers);
+        let called = member_set(&self.called);
+        let same_type: BTreeSet<(Key, Key)> = self
+            .same_type
+            .iter()
+            .map(|(a, b)| (canon.member(a), canon.member(b)))
+            .filter(|(a, b)| a != b)
+            .collect();
         let uses = &uses;
         let mut shape: BTreeMap<&Key, (u8, bool)> = BTreeMap::new();
         for (k, u) in uses {
@@ -224,23 +270,24 @@ impl Shapes {
         }
         // Records embedded by value must be defined before their container; a cycle of them
         // cannot be laid out: its members fall back to `long`.
-        // A member's type: the key whose record (or scalar) it holds, with pointer levels.
-        let own_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
-            let m = Key::Member(f.to_string());
-            match redirect.get(f) {
-                Some((k, l)) => Some(match shape.get(k) {
-                    Some((lk, rec)) => (k.clone(), lk + l, *rec),
-                    None => (k.clone(), *l, false),
-                }),
-                None => shape.get(&m).map(|(l, rec)| (m, *l, *rec)),
+        // A member's type (`m` a canonical member key): the key whose record (or scalar) it
+        // holds, with pointer levels.
+        let own_ty = |m: &Key, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
+            match canon.redirect.get(m) {
+                Some((k, l)) => {
+                    let (lk, rec) = shape.get(k).map_or((0, false), |(lk, rec)| (*lk, *rec));
+                    let l = u8::try_from(i32::from(lk) + l).ok()?;
+                    Some((k.clone(), l, rec))
+                }
+                None => shape.get(m).map(|(l, rec)| (m.clone(), *l, *rec)),
             }
         };
         // A member whose own uses say nothing, assigned to or from one whose uses do, has
         // that one's type.
-        let member_ty = |f: &str, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
-            own_ty(f, shape).or_else(|| {
-                self.same_type.iter().find_map(|(a, b)| {
-                    let other = match (a == f, b == f) {
+        let member_ty = |m: &Key, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
+            own_ty(m, shape).or_else(|| {
+                same_type.iter().find_map(|(a, b)| {
+                    let other = match (a == m, b == m) {
                         (true, _) => b,
                         (_, true) => a,
                         _ => return None,
@@ -249,6 +296,7 @@ impl Shapes {
                 })
             })
         };
+        let member = |k: &Key, f: &str| Key::Member(Box::new(k.clone()), f.to_string());
         let records: Vec<&Key> = shape
             .iter()
             .filter(|(_, (_, rec))| *rec)
@@ -258,7 +306,7 @@ impl Shapes {
             uses[k]
                 .members
                 .iter()
-                .filter_map(|f| match member_ty(f, &shape) {
+                .filter_map(|f| match member_ty(&member(k, f), &shape) {
                     Some((r, 0, true)) => Some(r),
                     _ => None,
                 })
@@ -313,14 +361,23 @@ impl Shapes {
                 out.typedefs.insert(n.clone(), spelled(base, *l));
             }
         }
+        // A typedef whose variables are called and never used otherwise: a function pointer,
+        // its result `int`, as a call without a declaration.
+        for n in &self.called_names {
+            let k = Key::Name(n.clone());
+            if usable(&k) && !shape.contains_key(&k) && !named.contains_key(n) {
+                out.typedefs.insert(n.clone(), FUNCTION_POINTER.to_string());
+            }
+        }
         for k in order {
             let name = record_name(k);
             let mut body = String::new();
             let mut members = vec![];
             for f in &uses[k].members {
-                let ty = match member_ty(f, &shape) {
+                let m = member(k, f);
+                let ty = match member_ty(&m, &shape) {
                     // A function pointer; its result `int`, as a call without a declaration.
-                    None if self.called.contains(f) => {
+                    None if called.contains(&m) => {
                         body.push_str(&format!(" int (*{f})();"));
                         members.push(f.as_str());
                         continue;
@@ -328,10 +385,7 @@ impl Shapes {
                     // Converted to pointer types and assigned a pointer of some type, but never
                     // dereferenced itself: the header's `void *` (libwebp's `io->opaque`, set
                     // to a decoder here and converted to `ALPHDecoder *` there).
-                    Some((_, 1.., _))
-                        if self.void_pointers.contains(f)
-                            && !shape.contains_key(&Key::Member(f.clone())) =>
-                    {
+                    Some((_, 1.., _)) if void_pointers.contains(&m) && !shape.contains_key(&m) => {
                         "void *".to_string()
                     }
                     Some((Key::Name(n), l, _)) if named.contains_key(&n) => {
@@ -339,10 +393,10 @@ impl Shapes {
                     }
                     Some((r, 0, true)) if cyclic.contains(&r) => "long".to_string(),
                     Some((r, l, true)) => spelled(format!("struct {}", record_name(&r)), l),
-                    Some((_, l, false)) if l > 0 || !self.void_pointers.contains(f) => {
+                    Some((_, l, false)) if l > 0 || !void_pointers.contains(&m) => {
                         spelled("long".to_string(), l)
                     }
-                    _ if self.void_pointers.contains(f) => "void *".to_string(),
+                    _ if void_pointers.contains(&m) => "void *".to_string(),
                     _ => "long".to_string(),
                 };
                 body.push_str(&format!(" {ty} {f};"));
@@ -359,7 +413,7 @@ impl Shapes {
             let shown = match k {
                 Key::Name(n) => n.clone(),
                 Key::Tag(t) => format!("struct {t}"),
-                Key::Member(m) => format!("(member {m})"),
+                Key::Member(..) => format!("(member {})", k.dotted()),
                 Key::Object(o) => format!("(undeclared object `{o}`)"),
             };
             out.described
@@ -371,12 +425,74 @@ impl Shapes {
             if let Key::Object(o) = k {
                 let decl = match rec {
                     true => format!("{} {o}", spelled(format!("struct {}", record_name(k)), *l)),
+                    false
+                        if *l == 1
+                            && self.object_elements.iter().any(|(x, n)| {
+                                x == o && out.typedefs.get(n).is_some_and(|t| t == FUNCTION_POINTER)
+                            }) =>
+                    {
+                        format!("{FUNCTION_POINTER} {o}[]")
+                    }
                     false => format!("{} {o}[]", spelled("long".into(), l - 1)),
                 };
                 out.decls.push_str(&format!("extern {decl};\n"));
             }
         }
         out
+    }
+}
+
+impl Key {
+    /// A name for the record of this key, unique per key (`Png__bg` for member `bg` of `Png`).
+    fn path(&self) -> String {
+        match self {
+            Key::Name(n) => n.clone(),
+            Key::Tag(t) => format!("s_{t}"),
+            Key::Member(o, f) => format!("m_{}__{f}", o.path()),
+            Key::Object(o) => format!("v_{o}"),
+        }
+    }
+
+    /// `Png.bg` for the report.
+    fn dotted(&self) -> String {
+        match self {
+            Key::Name(n) | Key::Object(n) => n.clone(),
+            Key::Tag(t) => format!("struct {t}"),
+            Key::Member(o, f) => format!("{}.{f}", o.dotted()),
+        }
+    }
+}
+
+/// Keys made canonical: a typedef name that is a tag's (`same_tag`) is the tag, and a member
+/// holding another key's type (`redirect`: that key, with pointer levels) owns its members as
+/// that key does.
+struct Canon<'a> {
+    same_tag: &'a BTreeSet<String>,
+    redirect: BTreeMap<Key, (Key, i32)>,
+}
+
+impl Canon<'_> {
+    /// The key whose record `k` names as an owner of members.
+    fn owner(&self, k: &Key) -> Key {
+        match k {
+            Key::Name(n) if self.same_tag.contains(n) => Key::Tag(n.clone()),
+            Key::Member(..) => {
+                let m = self.member(k);
+                match self.redirect.get(&m) {
+                    Some((t, _)) => t.clone(),
+                    None => m,
+                }
+            }
+            k => k.clone(),
+        }
+    }
+
+    /// A member key with its owner canonical (the member itself not redirected).
+    fn member(&self, k: &Key) -> Key {
+        match k {
+            Key::Member(o, f) => Key::Member(Box::new(self.owner(o)), f.clone()),
+            k => self.owner(k),
+        }
     }
 }
 
@@ -413,15 +529,25 @@ pub(super) fn infer(
         typedefs: HashMap::new(),
         globals: HashMap::new(),
         fields: HashMap::new(),
+        params: HashMap::new(),
+        functions: HashSet::new(),
         defined: HashSet::new(),
         mentioned: BTreeSet::new(),
     };
     // File scope first (typedefs, globals, prototypes, struct members), in order.
     for ext in &unit.0 {
         match &ext.node {
-            ExternalDeclaration::Declaration(d) => decls.declaration(&d.node),
+            ExternalDeclaration::Declaration(d) => {
+                decls.declaration(&d.node);
+                if !is_typedef(&d.node.specifiers) {
+                    for id in &d.node.declarators {
+                        decls.parameters(&id.node.declarator.node);
+                    }
+                }
+            }
             ExternalDeclaration::FunctionDefinition(fd) => {
                 let f = &fd.node;
+                decls.parameters(&f.declarator.node);
                 match decls.spec_key(f.specifiers.iter().filter_map(decl_ts)) {
                     Some(base) => decls.global(base, &f.declarator.node),
                     None => other(&mut decls.globals, &f.declarator.node),
@@ -483,6 +609,12 @@ struct Decls<'a> {
     globals: HashMap<String, Option<Ty>>,
     /// Members of the file's own structs declared with missing types, by name.
     fields: HashMap<String, Option<Ty>>,
+    /// Functions' parameter types (`None`: not a missing type), from prototypes and
+    /// definitions; a function declared with two lists has none.
+    params: HashMap<String, Option<Vec<Option<Ty>>>>,
+    /// Names declared as functions: their `globals` entry is their result's type, which only
+    /// a call has (the name alone is a function pointer).
+    functions: HashSet<String>,
     defined: HashSet<String>,
     /// Tags named without a definition (`struct X *p;`).
     mentioned: BTreeSet<String>,
@@ -587,6 +719,40 @@ impl Decls<'_> {
                 self.global(base.clone(), decl);
             }
         }
+    }
+
+    /// The parameter types of a function declarator `f(A a, B *b)`.
+    fn parameters(&mut self, d: &Declarator) {
+        let DeclaratorKind::Identifier(name) = &d.kind.node else {
+            return;
+        };
+        let Some(fd) = d.derived.iter().find_map(|dd| match &dd.node {
+            DerivedDeclarator::Function(fd) => Some(&fd.node),
+            _ => None,
+        }) else {
+            return;
+        };
+        self.functions.insert(name.node.name.clone());
+        let list: Vec<Option<Ty>> = fd
+            .parameters
+            .iter()
+            .map(|p| {
+                let (k, l) = self.spec_key(p.node.specifiers.iter().filter_map(decl_ts))?;
+                let extra = match &p.node.declarator {
+                    Some(d) => declarator_levels(&d.node).1?,
+                    None => 0,
+                };
+                Some((k, l + extra))
+            })
+            .collect();
+        self.params
+            .entry(name.node.name.clone())
+            .and_modify(|e| {
+                if e.as_ref() != Some(&list) {
+                    *e = None;
+                }
+            })
+            .or_insert(Some(list));
     }
 
     fn global(&mut self, base: Ty, d: &Declarator) {
@@ -745,6 +911,7 @@ impl UseWalk<'_, '_> {
                 let n = &id.node.name;
                 match self.locals.get(n) {
                     Some(t) => t.clone(),
+                    None if self.decls.functions.contains(n) => None,
                     None if !self.declared(n) => Some((Key::Object(n.clone()), 0)),
                     None => self.decls.globals.get(n).cloned().flatten(),
                 }
@@ -752,7 +919,9 @@ impl UseWalk<'_, '_> {
             Expression::Member(m) => {
                 let f = &m.node.identifier.node.name;
                 match self.ty(&m.node.expression.node) {
-                    Some((k, _)) if self.missing(&k) => Some((Key::Member(f.clone()), 0)),
+                    Some((k, _)) if self.missing(&k) => {
+                        Some((Key::Member(Box::new(k), f.clone()), 0))
+                    }
                     _ => self.decls.fields.get(f).cloned().flatten(),
                 }
             }
@@ -776,12 +945,28 @@ impl UseWalk<'_, '_> {
                     | BinaryOperator::AssignPlus
                     | BinaryOperator::AssignMinus => lhs(),
                     BinaryOperator::Plus | BinaryOperator::Minus => {
-                        lhs().filter(|(_, l)| *l > 0).or_else(|| {
-                            (b.node.operator.node == BinaryOperator::Plus)
-                                .then(|| self.ty(&b.node.rhs.node))
-                                .flatten()
-                                .filter(|(_, l)| *l > 0)
-                        })
+                        let rhs = || self.ty(&b.node.rhs.node);
+                        lhs()
+                            .filter(|(_, l)| *l > 0)
+                            .or_else(|| {
+                                (b.node.operator.node == BinaryOperator::Plus)
+                                    .then(rhs)
+                                    .flatten()
+                                    .filter(|(_, l)| *l > 0)
+                            })
+                            // `base->subglyphs + n` with `n` no pointer or member: of the
+                            // member's type, pointer or integer alike (a pointer typedef's
+                            // level is not known here), as what it is assigned to says.
+                            .or_else(|| {
+                                let other = rhs();
+                                lhs().filter(|(k, l)| {
+                                    *l == 0
+                                        && matches!(k, Key::Member(..))
+                                        && other.as_ref().is_none_or(|(o, lo)| {
+                                            *lo <= 0 && !matches!(o, Key::Member(..))
+                                        })
+                                })
+                            })
                     }
                     _ => None,
                 }
@@ -819,21 +1004,26 @@ impl UseWalk<'_, '_> {
         let (Some(a), Some(b)) = (a, b) else {
             return;
         };
-        if let ((Key::Member(f), 0), (Key::Member(g), 0)) = (&a, &b) {
+        for ((x, dx), (y, dy)) in [(&a, &b), (&b, &a)] {
+            if let (Key::Object(o), -1, Key::Name(n), 0) = (x, dx, y, dy) {
+                self.shapes.object_elements.insert((o.clone(), n.clone()));
+            }
+        }
+        if let ((f @ Key::Member(..), 0), (g @ Key::Member(..), 0)) = (&a, &b) {
             if f != g {
                 let pair = (f.min(g).clone(), f.max(g).clone());
                 self.shapes.same_type.insert(pair);
             }
         }
         for ((m, dm), (k, dk)) in [(&a, &b), (&b, &a)] {
-            if let (Key::Member(f), Key::Tag(_), 0, 1..) = (m, k, dm, dk) {
+            if let (Key::Member(..), Key::Tag(_), 0, 1..) = (m, k, dm, dk) {
                 if !self.missing(k) {
-                    self.shapes.void_pointers.insert(f.clone());
+                    self.shapes.void_pointers.insert(m.clone());
                 }
             }
-            if let (Key::Member(f), Key::Name(_) | Key::Tag(_)) = (m, k) {
+            if let (Key::Member(..), Key::Name(_) | Key::Tag(_)) = (m, k) {
                 if self.missing(k) {
-                    let e = self.shapes.aliases.entry(f.clone()).or_default();
+                    let e = self.shapes.aliases.entry(m.clone()).or_default();
                     *e.entry((k.clone(), dk - dm)).or_default() += 1;
                 }
             }
@@ -903,14 +1093,29 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
             }
             callee = &u.node.operand.node;
         }
+        // An argument is assigned to its parameter (`f (face, &table->itemStore)` with
+        // `GX_ItemVarStore itemStore`: the member holds the parameter's record).
+        if let Expression::Identifier(id) = callee {
+            let list = match self.locals.contains_key(&id.node.name) {
+                true => None,
+                false => self.decls.params.get(&id.node.name).cloned().flatten(),
+            };
+            for (p, a) in list.unwrap_or_default().into_iter().zip(&c.arguments) {
+                let a = self.ty(&a.node);
+                self.unify(p, a);
+            }
+        }
+        if let Expression::Identifier(_) = callee {
+            if let Some((Key::Name(n), 0)) = self.ty(callee) {
+                self.shapes.called_names.insert(n);
+            }
+        }
         if let Expression::Member(m) = callee {
-            if self
-                .ty(&m.node.expression.node)
-                .is_some_and(|(k, _)| self.missing(&k))
-            {
-                self.shapes
-                    .called
-                    .insert(m.node.identifier.node.name.clone());
+            if let Some((k, _)) = self.ty(&m.node.expression.node) {
+                if self.missing(&k) {
+                    let f = m.node.identifier.node.name.clone();
+                    self.shapes.called.insert(Key::Member(Box::new(k), f));
+                }
             }
         }
         visit::visit_call_expression(self, c, span);
@@ -921,7 +1126,7 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
         // header's `void *` (`(ALPHDecoder *)io->opaque` here, `(WebPDecParams *)io->opaque`
         // there), unless other uses say what it is; the other facts of `unify` come from
         // assignments.
-        if let (Some((Key::Member(f), 0)), Some((Key::Tag(_) | Key::Name(_), 1..))) =
+        if let (Some((f @ Key::Member(..), 0)), Some((Key::Tag(_) | Key::Name(_), 1..))) =
             (self.ty(&c.expression.node), self.cast_ty(&c.type_name.node))
         {
             self.shapes.void_pointers.insert(f);
@@ -951,7 +1156,7 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
             let (l, r) = (self.ty(&b.lhs.node), self.ty(&b.rhs.node));
             let pointer = |t: &Option<Ty>| {
                 t.as_ref()
-                    .is_some_and(|(k, l)| *l >= 1 && !matches!(k, Key::Member(_)))
+                    .is_some_and(|(k, l)| *l >= 1 && !matches!(k, Key::Member(..)))
             };
             if pointer(&l) || pointer(&r) {
                 self.unify(l, r);
@@ -1023,7 +1228,7 @@ mod tests {
         assert_eq!(l.typedefs["R"], "struct __dizy_R");
         assert!(
             l.decls
-                .contains("struct __dizy_P { long flags; struct __dizy_m_io * io; unsigned char __dizy_unnamed[1]; };"),
+                .contains("struct __dizy_P { long flags; struct __dizy_m_P__io * io; unsigned char __dizy_unnamed[1]; };"),
             "{}",
             l.decls
         );
@@ -1031,7 +1236,7 @@ mod tests {
             .decls
             .contains("struct S { long len; unsigned char __dizy_unnamed[1]; };"));
         // `br` is embedded, so its record comes before `__dizy_R`.
-        let br = l.decls.find("struct __dizy_m_br {").unwrap();
+        let br = l.decls.find("struct __dizy_m_R__br {").unwrap();
         let r = l.decls.find("struct __dizy_R {").unwrap();
         assert!(br < r, "{}", l.decls);
         assert!(
@@ -1167,7 +1372,94 @@ mod tests {
         );
         assert!(
             l.decls
-                .contains("struct __dizy_m_bg bg; struct __dizy_m_bg bg_1;"),
+                .contains("struct __dizy_m_Png__bg bg; struct __dizy_m_Png__bg bg_1;"),
+            "{}",
+            l.decls
+        );
+    }
+
+    /// libwebp's `output->u.YUVA.a` (member `u` of `WebPDecBuffer`, a union) and `buf->u`
+    /// (member `u` of `WebPYUVABuffer`, a pointer): members are keyed by their record, and a
+    /// member holding a variable's type owns its members as that type does (`n = n->next`).
+    #[test]
+    fn members_of_one_name_in_two_records_and_nested_members() {
+        let l = shapes_of(
+            "int f(Out *out, Buf *buf, int i) { return out->u.yuva.a + buf->u[i]; }\n\
+             int g(Node *n) { while (n->next->val) n = n->next; return n->val; }\n",
+            &["Out", "Buf", "Node"],
+        );
+        assert!(
+            l.decls.contains("struct __dizy_Buf { long * u;"),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_Out { struct __dizy_m_Out__u u;"),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_m_Out__u { struct __dizy_m_m_Out__u__yuva yuva;"),
+            "{}",
+            l.decls
+        );
+        assert!(
+            l.decls
+                .contains("struct __dizy_Node { struct __dizy_Node * next; long val;"),
+            "{}",
+            l.decls
+        );
+        assert!(!l.decls.contains("Node__next"), "{}", l.decls);
+    }
+
+    /// freetype's `ft_var_get_item_delta (face, &table->itemStore, …)` with a parameter
+    /// `GX_ItemVarStore itemStore` (a pointer typedef): the member holds that record.
+    #[test]
+    fn an_argument_has_its_parameter_s_type() {
+        let l = shapes_of(
+            "static int get(Store s, int i);\n\
+             int f(Table *t, int i) { return t->store.count + get(&t->store, i); }\n\
+             static int get(Store s, int i) { return s->count + s->data[i]; }\n",
+            &["Store", "Table"],
+        );
+        assert_eq!(l.typedefs["Store"], "struct __dizy_Store *");
+        assert!(
+            l.decls
+                .contains("struct __dizy_Table { struct __dizy_Store store;"),
+            "{}",
+            l.decls
+        );
+        assert!(!l.decls.contains("Table__store"), "{}", l.decls);
+        // A function's name alone is a function pointer, not its result (`Err`).
+        let l = shapes_of(
+            "static Err fetch(int i);\n\
+             void init(Face f) { f->fetch = fetch; }\n\
+             int g(Face f) { return f->fetch(1) + f->n; }\n",
+            &["Err", "Face"],
+        );
+        assert!(l.decls.contains(" int (*fetch)();"), "{}", l.decls);
+        // `s = l->subs + n` with `n` an `int`: `subs` has the type of `s` (freetype's
+        // `subglyph = gloader->base.subglyphs + num_base_subgs + n`).
+        let l = shapes_of(
+            "int f(Load *l, Count n) { Sub s = l->subs + n; return s->arg + l->count; }\n",
+            &["Load", "Sub", "Count"],
+        );
+        assert!(
+            l.decls.contains(" struct __dizy_Sub * subs;"),
+            "{}",
+            l.decls
+        );
+        // libwebp's `WebPFilterFunc filter_func = WebPFilters[filter]; … filter_func (…)`.
+        let l = shapes_of(
+            "int f(int i, int n) { Fn g; g = Filters[i]; if (g) return g(n); return 0; }\n",
+            &["Fn"],
+        );
+        assert_eq!(l.typedefs["Fn"], FUNCTION_POINTER);
+        assert!(
+            l.decls
+                .contains(&format!("extern {FUNCTION_POINTER} Filters[];")),
             "{}",
             l.decls
         );

@@ -581,7 +581,7 @@ impl Ctx<'_> {
 
     pub(super) fn opaque_global(&mut self, name: &str, off: usize) -> GlobalId {
         let note = format!(
-            "`{name}` is not declared (defined in a missing header?): taken as an unknown `int`, the same in both versions"
+            "`{name}` is not declared (defined in a missing header, or by a macro the build defines?): taken as an unknown `int`, the same in both versions"
         );
         self.opaque_named(name, (CType::INT, vec![]), note, off)
     }
