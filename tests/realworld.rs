@@ -418,6 +418,31 @@ fn rejected_functions_keep_their_lines() {
     assert_eq!(verdict(&fs, "f"), "unsupported", "{v:#}");
     assert_eq!(fs["f"]["old_line"], 2, "{v:#}");
     assert_eq!(fs["f"]["new_line"], 4, "{v:#}");
+    // A function only the new version has is `added`, even where the lowering rejects it
+    // (krb5's new `get_der_tag` was `unsupported` unconfigured and `added` configured); the
+    // reason is a note.
+    std::fs::write(
+        &new,
+        format!(
+            "{}int h(int x) {{ __asm__(\"nop\"); return x; }}\n",
+            body(1)
+        ),
+    )
+    .unwrap();
+    let out = dizy(&[
+        "diff",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fs = functions(&v);
+    assert_eq!(verdict(&fs, "h"), "added", "{v:#}");
+    assert!(
+        fs["h"]["notes"].to_string().contains("not analysed"),
+        "{v:#}"
+    );
 }
 
 /// Names a missing header would declare, used as values, are unknown `int`s shared by both

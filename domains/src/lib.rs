@@ -30,6 +30,7 @@
 
 mod domain;
 mod expr;
+pub mod heap;
 mod interval;
 mod linear;
 mod num;

@@ -206,6 +206,8 @@ fn analyze_in_steps(
         _ => vec![FIRST_SHARE, JOIN_ALL_SHARE, 1.0],
     };
     let first_end = shares.first().map_or(budget.analysis_end, |&s| until(s));
+    // What earlier functions freed is given back first, so that the budget measures this one.
+    dizy_domains::heap::release_free_memory();
     let mut err = match analysis::analyze(c, asked, &whole.until(first_end)) {
         Ok(a) => return Ok((a, None)),
         Err(e) => e,
@@ -227,6 +229,11 @@ fn analyze_in_steps(
         ) && !whole.past_deadline();
         if !retry {
             break;
+        }
+        // The stopped analysis' values are freed, but glibc keeps their pages: without giving
+        // them back, the resident size stays over the bound and the retry stops at once.
+        if err.kind == ErrorKind::Stopped(Stop::Memory) {
+            dizy_domains::heap::release_free_memory();
         }
         match analysis::analyze(c, o, &whole.until(until(shares[k + 1]))) {
             Ok(a) => {
@@ -313,6 +320,21 @@ pub(super) fn one_function(
             .map(|(_, e)| e.to_string())
     };
     if let Some(e) = rejected(po).or_else(|| rejected(pn)) {
+        // Only one version has it: added or removed, whatever the lowering made of it.
+        let has = |p: &GclProgram, d: &BTreeSet<String>| d.contains(name) || rejected(p).is_some();
+        let verdict = match (has(po, known.defined_o), has(pn, known.defined_n)) {
+            (false, true) => Some(Verdict::Added),
+            (true, false) => Some(Verdict::Removed),
+            _ => None,
+        };
+        if let Some(v) = verdict {
+            let mut r = report(name, v, start);
+            r.notes.push(Note::new(
+                NoteKind::NotAnalysed,
+                format!("not analysed: {e}"),
+            ));
+            return r;
+        }
         // Rejected in both versions, but the same text in the same surroundings: unchanged.
         let same = match (
             frontend::fingerprint(&po.program, name),

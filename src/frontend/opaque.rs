@@ -82,6 +82,10 @@ pub struct Shapes {
     /// typedef (`f = WebPFilters[i]`): (object, typedef name). Arrays of function pointers when
     /// that typedef is called.
     object_elements: BTreeSet<(String, String)>,
+    /// Two unknown typedef names of one type, one with `l` more pointer levels (`(gss_buffer_t)
+    /// &empty_message` with `gss_buffer_desc empty_message`: `gss_buffer_t` is
+    /// `gss_buffer_desc *`): (that name, the other, l ≥ 0).
+    name_aliases: BTreeSet<(String, String, i32)>,
 }
 
 /// The assumed declarations of a [`Shapes`] for one file.
@@ -128,6 +132,7 @@ impl Shapes {
         self.called_names.extend(other.called_names.iter().cloned());
         self.object_elements
             .extend(other.object_elements.iter().cloned());
+        self.name_aliases.extend(other.name_aliases.iter().cloned());
         self.same_type.extend(other.same_type.iter().cloned());
         self.tags.extend(other.tags.iter().cloned());
     }
@@ -180,8 +185,25 @@ impl Shapes {
         // (`redirect`): its own uses are uses of that type, and so are the uses of its members.
         // Keys are made canonical (`Canon`) with the redirections found so far, until no new
         // one is found (each round resolves one more level of nested members).
+        // A typedef name that is another's type with pointer levels added: its uses are that
+        // name's (one record), followed to the end of a chain, never round a cycle.
+        let mut names: BTreeMap<String, (String, i32)> = BTreeMap::new();
+        for (a, b, l) in &self.name_aliases {
+            let ok = |n: &String| guessed.contains(n) && !named.contains_key(n);
+            if !ok(a) || !ok(b) || names.contains_key(a) {
+                continue;
+            }
+            let (mut to, mut lv) = (b.clone(), *l);
+            while let Some((t, m)) = names.get(&to) {
+                (to, lv) = (t.clone(), lv + m);
+            }
+            if to != *a && lv <= MAX_LEVEL {
+                names.insert(a.clone(), (to, lv));
+            }
+        }
         let mut canon = Canon {
             same_tag: &same_tag,
+            names: &names,
             redirect: BTreeMap::new(),
         };
         for _ in 0..8 {
@@ -218,6 +240,10 @@ impl Shapes {
                         Some((t, l)) => (t.clone(), *l),
                         None => (m, 0),
                     }
+                }
+                Key::Name(n) if names.contains_key(n) => {
+                    let (t, l) = &names[n];
+                    (canon.owner(&Key::Name(t.clone())), *l)
                 }
                 k => (canon.owner(k), 0),
             };
@@ -361,6 +387,19 @@ impl Shapes {
                 out.typedefs.insert(n.clone(), spelled(base, *l));
             }
         }
+        // A typedef name that is another's with pointers added.
+        for (a, (b, l)) in &names {
+            let owner = canon.owner(&Key::Name(b.clone()));
+            if let Some((lb, rec)) = shape.get(&owner) {
+                let base = match rec {
+                    true => format!("struct {}", record_name(&owner)),
+                    false => "long".to_string(),
+                };
+                if let Ok(n) = u8::try_from(i32::from(*lb) + l) {
+                    out.typedefs.insert(a.clone(), spelled(base, n));
+                }
+            }
+        }
         // A typedef whose variables are called and never used otherwise: a function pointer,
         // its result `int`, as a call without a declaration.
         for n in &self.called_names {
@@ -376,8 +415,9 @@ impl Shapes {
             for f in &uses[k].members {
                 let m = member(k, f);
                 let ty = match member_ty(&m, &shape) {
-                    // A function pointer; its result `int`, as a call without a declaration.
-                    None if called.contains(&m) => {
+                    // A function pointer; its result `int`, as a call without a declaration
+                    // (`(*ops->step)(a)` dereferences it too, which says nothing more).
+                    t if called.contains(&m) && !matches!(t, Some((_, _, true))) => {
                         body.push_str(&format!(" int (*{f})();"));
                         members.push(f.as_str());
                         continue;
@@ -468,6 +508,8 @@ impl Key {
 /// that key does.
 struct Canon<'a> {
     same_tag: &'a BTreeSet<String>,
+    /// Typedef names that are others' (see `Shapes::name_aliases`).
+    names: &'a BTreeMap<String, (String, i32)>,
     redirect: BTreeMap<Key, (Key, i32)>,
 }
 
@@ -475,6 +517,9 @@ impl Canon<'_> {
     /// The key whose record `k` names as an owner of members.
     fn owner(&self, k: &Key) -> Key {
         match k {
+            Key::Name(n) if self.names.contains_key(n) => {
+                self.owner(&Key::Name(self.names[n].0.clone()))
+            }
             Key::Name(n) if self.same_tag.contains(n) => Key::Tag(n.clone()),
             Key::Member(..) => {
                 let m = self.member(k);
@@ -1004,6 +1049,18 @@ impl UseWalk<'_, '_> {
         let (Some(a), Some(b)) = (a, b) else {
             return;
         };
+        if let ((Key::Name(x), dx), (Key::Name(y), dy)) = (&a, &b) {
+            if x != y {
+                // `x` with `dx` levels is `y` with `dy`: the one with more levels of its own
+                // is the other's type with pointers added.
+                let alias = match dy - dx {
+                    l if l > 0 => (x.clone(), y.clone(), l),
+                    l if l < 0 => (y.clone(), x.clone(), -l),
+                    _ => (x.max(y).clone(), x.min(y).clone(), 0),
+                };
+                self.shapes.name_aliases.insert(alias);
+            }
+        }
         for ((x, dx), (y, dy)) in [(&a, &b), (&b, &a)] {
             if let (Key::Object(o), -1, Key::Name(n), 0) = (x, dx, y, dy) {
                 self.shapes.object_elements.insert((o.clone(), n.clone()));
@@ -1131,7 +1188,27 @@ impl<'ast> Visit<'ast> for UseWalk<'_, '_> {
         {
             self.shapes.void_pointers.insert(f);
         }
+        // `(gss_buffer_t)&empty_message`: a pointer typedef of the record converted.
+        if let (Some(t @ (Key::Name(_), _)), Some(e @ (Key::Name(_), _))) =
+            (self.cast_ty(&c.type_name.node), self.ty(&c.expression.node))
+        {
+            self.unify(Some(t), Some(e));
+        }
         visit::visit_cast_expression(self, c, span);
+    }
+
+    fn visit_unary_operator_expression(
+        &mut self,
+        u: &'ast UnaryOperatorExpression,
+        span: &'ast Span,
+    ) {
+        // `*in->ptr`: a dereference is an element use, as `in->ptr[0]` is.
+        if u.operator.node == UnaryOperator::Indirection {
+            if let Some((k, l)) = self.ty(&u.operand.node) {
+                self.record(k, 1 - l, None);
+            }
+        }
+        visit::visit_unary_operator_expression(self, u, span);
     }
 
     fn visit_binary_operator_expression(
@@ -1448,6 +1525,22 @@ mod tests {
         );
         assert!(
             l.decls.contains(" struct __dizy_Sub * subs;"),
+            "{}",
+            l.decls
+        );
+        // krb5's `message_buffer = (gss_buffer_t)&empty_message;` with `gss_buffer_desc
+        // empty_message`: the pointer typedef points to that record.
+        let l = shapes_of(
+            "static const Desc empty = { 0, 0 };\n\
+             int f(Buf b, int k) { if (k) b = (Buf)&empty; return b->length; }\n",
+            &["Desc", "Buf"],
+        );
+        assert_eq!(l.typedefs["Buf"], "struct __dizy_Desc *", "{}", l.decls);
+        assert_eq!(l.typedefs["Desc"], "struct __dizy_Desc", "{}", l.decls);
+        // krb5's `*in->ptr != idbyte`: a dereferenced member points to elements.
+        let l = shapes_of("int f(In *in) { return *in->ptr + in->len; }\n", &["In"]);
+        assert!(
+            l.decls.contains("struct __dizy_In { long len; long * ptr;"),
             "{}",
             l.decls
         );
