@@ -448,3 +448,54 @@ fn a_computed_include_of_an_undefined_macro_is_a_missing_header() {
         "{note}"
     );
 }
+
+/// Two source trees (`v1/src/a.c`, `v2/src/a.c`) with `-I v2/include`: each version reads its
+/// own tree's headers (`v1/include` for the old file), so a macro the new tree's header changed
+/// is a difference — with one set of headers for both, the unchanged text hid it. gcc, given
+/// each tree's directory, computes the two results the witness claims.
+#[test]
+fn each_version_reads_its_own_tree_s_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (v, k) in [("v1", 1), ("v2", 2)] {
+        std::fs::create_dir_all(root.join(v).join("src")).unwrap();
+        std::fs::create_dir_all(root.join(v).join("include")).unwrap();
+        std::fs::write(
+            root.join(v).join("include/cfg.h"),
+            format!("#define STEP {k}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(v).join("src/a.c"),
+            "#include \"cfg.h\"\nint f(int x) { return x + STEP; }\nint g(int x) { return x; }\n",
+        )
+        .unwrap();
+    }
+    let inc = root.join("v2/include");
+    let (v, code) = diff(
+        &root.join("v1/src/a.c"),
+        &root.join("v2/src/a.c"),
+        &["-I", inc.to_str().unwrap(), "--validate", "native"],
+    );
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(verdict(&v, "f"), "different", "{v:#}");
+    assert_eq!(verdict(&v, "g"), "unchanged", "{v:#}");
+    let f = v["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "f")
+        .unwrap();
+    let w = &f["witness"];
+    let ret = |v: &str| -> i64 { w[v]["return"].as_str().unwrap().parse().unwrap() };
+    let x: i64 = w["inputs"]["x"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        (ret("old"), ret("new")),
+        (x + 1, x + 2),
+        "STEP is 1 in the old tree, 2 in the new: {w:#}"
+    );
+    assert!(
+        w["validated_by"].as_str().unwrap().contains("native"),
+        "{w:#}"
+    );
+}

@@ -726,12 +726,20 @@ fn validate_native(
         }
     }
     let inputs: Vec<String> = w.inputs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    // Each version built with its own tree's headers, as it was loaded.
+    let fe = crate::frontend::Options {
+        trees: crate::frontend::version_roots(
+            Path::new(&po.program.file),
+            Path::new(&pn.program.file),
+        ),
+        ..opts.frontend.clone().with_limits(&opts.limits)
+    };
     match native::validate(
         version(po),
         version(pn),
         name,
         w,
-        &opts.frontend.clone().with_limits(&opts.limits),
+        &fe,
         Duration::from_secs(5),
     ) {
         Native::Confirmed(by) => {

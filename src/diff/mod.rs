@@ -304,7 +304,7 @@ pub fn worse_exit(a: u8, b: u8) -> u8 {
 
 /// Run the pipeline on a pair of files (or take its report from the cache).
 pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> {
-    let fe = frontend_options(new, opts);
+    let fe = frontend_options((old, new), opts);
     let tell = |report: &Report| {
         for r in std::iter::once(report).chain(report.configurations.iter().map(|c| &c.report)) {
             opts.progress.tell(ProgressEvent::Start {
@@ -368,11 +368,13 @@ pub fn diff_files(old: &Path, new: &Path, opts: &DiffOptions) -> Result<Report> 
 }
 
 /// The preprocessor options of a file pair.
-fn frontend_options(new: &Path, opts: &DiffOptions) -> frontend::Options {
+fn frontend_options((old, new): (&Path, &Path), opts: &DiffOptions) -> frontend::Options {
     let fe = opts.frontend.clone().with_limits(&opts.limits);
-    // `__FILE__` names both versions as the new file: where each lies is no difference.
+    // `__FILE__` names both versions as the new file: where each lies is no difference. Each
+    // version reads the headers of its own tree.
     frontend::Options {
         file_name: Some(new.display().to_string()),
+        trees: frontend::version_roots(old, new),
         ..fe
     }
 }
@@ -380,7 +382,7 @@ fn frontend_options(new: &Path, opts: &DiffOptions) -> frontend::Options {
 /// Load both versions of a file pair as `diff_files` does (a worker process loads them the
 /// same way).
 fn load_pair((old, new): (&Path, &Path), opts: &DiffOptions) -> Result<(GclProgram, GclProgram)> {
-    let fe = frontend_options(new, opts);
+    let fe = frontend_options((old, new), opts);
     crate::load_gcl_pair(old, new, &fe)
 }
 

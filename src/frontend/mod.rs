@@ -80,6 +80,11 @@ pub struct Options {
     /// directory); `None`: the path as given. The diff driver gives both versions the new
     /// file's name, so that where each version lies is not a difference.
     pub file_name: Option<String>,
+    /// The roots of the two source trees the versions come from (old, new), when their paths
+    /// differ only in a prefix (`v6.10/src/pr.c`, `v6.11/src/pr.c`): an include directory
+    /// inside one tree stands, for a file of the other, for the same directory there, so that
+    /// each version reads its own tree's headers (see [`Options::for_file`]).
+    pub trees: Option<(PathBuf, PathBuf)>,
 }
 
 impl Default for Options {
@@ -96,6 +101,7 @@ impl Default for Options {
             time_limit: std::time::Duration::from_secs(60),
             child: Default::default(),
             file_name: None,
+            trees: None,
         }
     }
 }
@@ -165,6 +171,62 @@ pub fn input_files(path: &Path, opts: &Options) -> Result<(Vec<String>, Vec<Stri
     }
     let missing = pre.missing.iter().map(|(h, _)| h.clone()).collect();
     Ok((files, missing))
+}
+
+impl Options {
+    /// The options for preprocessing `file`: with [`Options::trees`], each include directory
+    /// inside the other version's tree is the same directory of `file`'s tree where that
+    /// exists (`-I v6.11/lib` reads `v6.10/lib` for the old file).
+    pub fn for_file(&self, file: &Path) -> Options {
+        let mut o = self.clone();
+        let Some((old, new)) = &self.trees else {
+            return o;
+        };
+        let Ok(f) = std::path::absolute(file) else {
+            return o;
+        };
+        let (from, to) = match (f.starts_with(old), f.starts_with(new)) {
+            (true, false) => (new, old),
+            (false, true) => (old, new),
+            _ => return o,
+        };
+        let map = |d: &PathBuf| -> PathBuf {
+            std::path::absolute(d)
+                .ok()
+                .and_then(|a| Some(to.join(a.strip_prefix(from).ok()?)))
+                .filter(|t| t.is_dir())
+                .unwrap_or_else(|| d.clone())
+        };
+        o.include_dirs = self.include_dirs.iter().map(map).collect();
+        o.quote_dirs = self.quote_dirs.iter().map(map).collect();
+        o
+    }
+}
+
+/// The roots of two versions' source trees: the paths without their longest common trailing
+/// components (at least the file name); `None` where they name one tree, or one lies inside
+/// the other.
+pub fn version_roots(old: &Path, new: &Path) -> Option<(PathBuf, PathBuf)> {
+    let (a, b) = (
+        std::path::absolute(old).ok()?,
+        std::path::absolute(new).ok()?,
+    );
+    let (ca, cb): (Vec<_>, Vec<_>) = (a.components().collect(), b.components().collect());
+    let common = ca
+        .iter()
+        .rev()
+        .zip(cb.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if common == 0 {
+        return None;
+    }
+    let root = |c: &[std::path::Component]| c.iter().collect::<PathBuf>();
+    let (ra, rb) = (
+        root(&ca[..ca.len() - common]),
+        root(&cb[..cb.len() - common]),
+    );
+    (!ra.starts_with(&rb) && !rb.starts_with(&ra)).then_some((ra, rb))
 }
 
 /// Load, preprocess, parse and lower `path`.

@@ -67,6 +67,8 @@ pub(super) struct SkippedError {
 /// do not stop the preprocessor, which writes its whole output anyway: when they are the only
 /// errors, that output is used and they are listed in [`Preprocessed::skipped_errors`].
 pub(super) fn preprocess(path: &Path, opts: &Options, display: &str) -> Result<Preprocessed> {
+    // This version's tree's headers (see `Options::trees`).
+    let opts = &opts.for_file(path);
     let mut standins: Option<TempDir> = None;
     let mut missing: Vec<(String, String)> = vec![];
     // Address space and CPU time bounded by `--max-memory` and `--timeout` (the wall-clock

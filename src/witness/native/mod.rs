@@ -152,6 +152,7 @@ pub fn validate(
             Ok(s) => s,
             Err(e) => return Native::NotApplicable(e),
         };
+        let fe = &fe.for_file(v.source);
         let exe = match compile(&dir.0, tag, (&src, stub.as_deref()), &names, fe, asan) {
             Ok(p) => p,
             Err(Built::Failed(e)) => return Native::NotApplicable(format!("{tag} version: {e}")),
