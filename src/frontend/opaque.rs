@@ -211,7 +211,12 @@ impl Shapes {
             for (m, ts) in &self.aliases {
                 let e = aliases.entry(canon.member(m)).or_default();
                 for ((k, l), n) in ts {
-                    *e.entry((canon.owner(k), *l)).or_default() += n;
+                    // A typedef name that is another's pointer: that name, levels added.
+                    let l = match k {
+                        Key::Name(x) => l + names.get(x).map_or(0, |(_, m)| *m),
+                        _ => *l,
+                    };
+                    *e.entry((canon.owner(k), l)).or_default() += n;
                 }
             }
             let mut redirect = BTreeMap::new();
@@ -225,6 +230,20 @@ impl Shapes {
                     redirect.insert(m, (k, l));
                 }
             }
+            // Members assigned one to the other (`png_ptr->background_1 =
+            // png_ptr->background`) are of one type: one record. The one with a type of its
+            // own is the target, else the smaller key (so that no chain is a cycle).
+            for (a, b) in &self.same_type {
+                let (a, b) = (canon.member(a), canon.member(b));
+                let (from, to) = match (redirect.contains_key(&a), redirect.contains_key(&b)) {
+                    _ if a == b => continue,
+                    (true, true) => continue,
+                    (true, false) => (b, a),
+                    (false, true) => (a, b),
+                    (false, false) => (a.clone().max(b.clone()), a.min(b)),
+                };
+                redirect.entry(from).or_insert((to, 0));
+            }
             if redirect == canon.redirect {
                 break;
             }
@@ -236,8 +255,8 @@ impl Shapes {
             let (k, shift) = match k {
                 Key::Member(..) => {
                     let m = canon.member(k);
-                    match canon.redirect.get(&m) {
-                        Some((t, l)) => (t.clone(), *l),
+                    match canon.resolve(&m) {
+                        Some((t, l)) => (t, l),
                         None => (m, 0),
                     }
                 }
@@ -299,11 +318,11 @@ impl Shapes {
         // A member's type (`m` a canonical member key): the key whose record (or scalar) it
         // holds, with pointer levels.
         let own_ty = |m: &Key, shape: &BTreeMap<&Key, (u8, bool)>| -> Option<(Key, u8, bool)> {
-            match canon.redirect.get(m) {
+            match canon.resolve(m) {
                 Some((k, l)) => {
-                    let (lk, rec) = shape.get(k).map_or((0, false), |(lk, rec)| (*lk, *rec));
+                    let (lk, rec) = shape.get(&k).map_or((0, false), |(lk, rec)| (*lk, *rec));
                     let l = u8::try_from(i32::from(lk) + l).ok()?;
-                    Some((k.clone(), l, rec))
+                    Some((k, l, rec))
                 }
                 None => shape.get(m).map(|(l, rec)| (m.clone(), *l, *rec)),
             }
@@ -523,13 +542,26 @@ impl Canon<'_> {
             Key::Name(n) if self.same_tag.contains(n) => Key::Tag(n.clone()),
             Key::Member(..) => {
                 let m = self.member(k);
-                match self.redirect.get(&m) {
-                    Some((t, _)) => t.clone(),
-                    None => m,
-                }
+                self.resolve(&m).map_or(m, |(t, _)| t)
             }
             k => k.clone(),
         }
+    }
+
+    /// Where the redirections of member `m` end (a member redirected to a member of one type
+    /// goes on from there), with the pointer levels added on the way; `None`: not redirected.
+    fn resolve(&self, m: &Key) -> Option<(Key, i32)> {
+        let (mut t, mut l) = self.redirect.get(m)?.clone();
+        for _ in 0..16 {
+            match self.redirect.get(&t) {
+                Some((u, k)) if matches!(t, Key::Member(..)) => {
+                    l += k;
+                    t = u.clone();
+                }
+                _ => break,
+            }
+        }
+        Some((t, l))
     }
 
     /// A member key with its owner canonical (the member itself not redirected).
@@ -1433,7 +1465,7 @@ mod tests {
             "int f(Io *io, Dec *d) { Alph *a = (Alph *)io->opaque; Params *p = (Params *)d->io->opaque;\n\
                io->opaque = d; return a->n + p->m; }\n\
              int g(Seg *s) { struct Seg *next = (Seg *)s->next; next->size = 1; return s->size; }\n\
-             void h(Png *png) { png->bg_1 = png->bg; png->bg.red = 1; }\n",
+             void h(Png *png) { png->bg_1 = png->bg; png->bg.red = 1; png->bg_1.green = 2; }\n",
             &["Io", "Dec", "Alph", "Params", "Seg", "Png"],
         );
         assert!(l.decls.contains(" void * opaque;"), "{}", l.decls);
@@ -1450,6 +1482,13 @@ mod tests {
         assert!(
             l.decls
                 .contains("struct __dizy_m_Png__bg bg; struct __dizy_m_Png__bg bg_1;"),
+            "{}",
+            l.decls
+        );
+        // Both members' uses make the one record (libpng's `background_1.green`).
+        assert!(
+            l.decls
+                .contains("struct __dizy_m_Png__bg { long green; long red;"),
             "{}",
             l.decls
         );
@@ -1537,6 +1576,17 @@ mod tests {
         );
         assert_eq!(l.typedefs["Buf"], "struct __dizy_Desc *", "{}", l.decls);
         assert_eq!(l.typedefs["Desc"], "struct __dizy_Desc", "{}", l.decls);
+        // A member assigned such a pointer is one too (libpng's `png_ptr->palette = palette`
+        // with `png_colorp palette`, `png_colorp` found to be `png_color *`).
+        let l = shapes_of(
+            "int f(S *s, Col c, Color *d) { c = (Col)d; s->pal = c; return s->pal->red + d->red; }\n",
+            &["S", "Col", "Color"],
+        );
+        assert!(
+            l.decls.contains(" struct __dizy_Color * pal;"),
+            "{}",
+            l.decls
+        );
         // krb5's `*in->ptr != idbyte`: a dereferenced member points to elements.
         let l = shapes_of("int f(In *in) { return *in->ptr + in->len; }\n", &["In"]);
         assert!(

@@ -466,6 +466,26 @@ fn repair(body: &str, toks: &[Token], at: usize, rep: &mut Repairs) -> Option<(u
         let next_is_ident = kind(i + 1) == Some(Tok::Ident);
         // `( NAME )` or `( NAME *` before the error: a cast to an unknown type.
         let cast = back > 0 && prev == "(" && (next == ")" || next == "*");
+        // `(png_bytep)png_malloc (…)`, `(png_uint_32)PNG_MAX_PALETTE_LENGTH * n`: the parser
+        // stops at the name after `( NAME )` (not after `if (x)` or a call's `f (x)`): a cast
+        // to an unknown type, not a macro to drop or a declaration.
+        let after_cast = i >= 3
+            && prev == ")"
+            && unknown_ident(i - 2)
+            && text(i - 3) == "("
+            && (i == 3 || {
+                let before = text(i - 4);
+                !matches!(before, "if" | "while" | "for" | "switch")
+                    && (kind(i - 4) != Some(Tok::Ident) || is_keyword(before))
+                    && before != ")"
+                    && before != "]"
+            });
+        if after_cast {
+            let name = text(i - 2).to_string();
+            let ty = guessed_type(&name);
+            rep.typedefs.insert(name.clone(), (ty, toks[i - 2].start));
+            return Some((toks[i - 2].start, format!("typedef {name}")));
+        }
         if next == "(" && back <= 1 && !cast {
             let close = matching(toks, body, i + 1)?;
             // `void PNGAPI set_q (int n) {`: the parser took the calling-convention macro for
@@ -1167,6 +1187,36 @@ mod tests {
         }
         // Offsets do not move: the rest of the text is where it was.
         assert_eq!(t.parse.source.len() - t.prelude_len, src.len());
+    }
+
+    /// libpng's `(png_bytep)png_malloc (png_ptr, n)` where `png_bytep` is declared nowhere
+    /// before: a cast, not a macro call to drop; `if (x) f (y)` is left alone.
+    #[test]
+    fn a_call_after_a_parenthesized_unknown_name_is_cast() {
+        let t = repaired("void g(int n) { char *p; p = (png_bytep)png_malloc(0, n); }\n");
+        assert!(
+            t.repairs.typedefs.contains_key("png_bytep"),
+            "{:?}",
+            t.repairs.typedefs
+        );
+        assert!(t.repairs.blanked.is_empty(), "{:?}", t.repairs.blanked);
+        let t = repaired("int k(int n) { return (u32)LIMIT * n; }\n");
+        assert!(
+            t.repairs.typedefs.contains_key("u32"),
+            "{:?}",
+            t.repairs.typedefs
+        );
+        assert!(
+            !t.repairs.typedefs.contains_key("LIMIT"),
+            "{:?}",
+            t.repairs.typedefs
+        );
+        let t = repaired("int h(int x) { if (x) MACRO(x) return x; return 0; }\n");
+        assert!(
+            !t.repairs.typedefs.contains_key("x"),
+            "{:?}",
+            t.repairs.typedefs
+        );
     }
 
     #[test]
