@@ -32,15 +32,19 @@ fn diff(old: &Path, new: &Path, extra: &[&str]) -> (Value, i32) {
     (v, out.status.code().unwrap_or(-1))
 }
 
-fn verdict(v: &Value, name: &str) -> String {
+/// The report of function `name`, if the report has one.
+fn function<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
     v["functions"]
         .as_array()
         .unwrap()
         .iter()
         .find(|f| f["name"] == name)
-        .map_or("(missing)".into(), |f| {
-            f["verdict"].as_str().unwrap().to_string()
-        })
+}
+
+fn verdict(v: &Value, name: &str) -> String {
+    function(v, name).map_or("(missing)".into(), |f| {
+        f["verdict"].as_str().unwrap().to_string()
+    })
 }
 
 /// `src(1)` into `old`, `src(2)` into `new`.
@@ -150,12 +154,7 @@ fn config_all_analyses_the_configurations_that_compile_the_changes() {
     // With the region compiled, the change is found and shown by a witness.
     let fast = &by_flags("-DFAST=2")["report"];
     assert_eq!(verdict(fast, "step"), "different");
-    let step = fast["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "step")
-        .unwrap();
+    let step = function(fast, "step").unwrap();
     assert!(step["witness"]["inputs"]["y"].is_string(), "{step:#}");
     let triple = &by_flags("-DUSE_TRIPLE")["report"];
     assert_eq!(verdict(triple, "triple"), "different");
@@ -315,12 +314,7 @@ fn file_and_time_macros_do_not_differ_between_the_versions() {
     let (v, code) = diff(&old, &new, &["--validate", "native"]);
     assert_eq!(verdict(&v, "f"), "different", "{v:#}");
     assert_eq!(verdict(&v, "g"), "unchanged", "{v:#}");
-    let f = v["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "f")
-        .unwrap();
+    let f = function(&v, "f").unwrap();
     let by = f["witness"]["validated_by"].to_string();
     assert!(by.contains("native"), "{f:#}");
     let differs = f["diff_points"].to_string();
@@ -408,12 +402,7 @@ fn standard_names_an_unconfigured_guard_hides_are_declared() {
     // Without `other`, which no build compiles, the native harness builds the file too.
     write_pair(&old, &new, |k| src(k, false));
     let (v, _) = diff(&old, &new, &["--validate", "native"]);
-    let f = v["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "grow")
-        .unwrap();
+    let f = function(&v, "grow").unwrap();
     let w = &f["witness"];
     let (n, cap) = (
         w["inputs"]["n"].as_str().unwrap().parse::<i64>().unwrap(),
@@ -480,12 +469,7 @@ fn each_version_reads_its_own_tree_s_headers() {
     assert_eq!(code, 1, "{v:#}");
     assert_eq!(verdict(&v, "f"), "different", "{v:#}");
     assert_eq!(verdict(&v, "g"), "unchanged", "{v:#}");
-    let f = v["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "f")
-        .unwrap();
+    let f = function(&v, "f").unwrap();
     let w = &f["witness"];
     let ret = |v: &str| -> i64 { w[v]["return"].as_str().unwrap().parse().unwrap() };
     let x: i64 = w["inputs"]["x"].as_str().unwrap().parse().unwrap();

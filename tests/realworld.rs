@@ -429,14 +429,13 @@ fn rejected_functions_keep_their_lines() {
         ),
     )
     .unwrap();
-    let out = dizy(&[
+    let v = json_of(&[
         "diff",
         old.to_str().unwrap(),
         new.to_str().unwrap(),
         "--format",
         "json",
     ]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fs = functions(&v);
     assert_eq!(verdict(&fs, "h"), "added", "{v:#}");
     assert!(
