@@ -201,18 +201,28 @@ fn input_json(w: &Witness, input: &crate::witness::memory::Input, text: &str) ->
             "kind": "alias",
             "of": w.inputs.get(*k).map(|(n, _)| n.clone()),
         }),
+        Input::Within(k, off) => json!({
+            "kind": "within",
+            "of": w.inputs.get(*k).map(|(n, _)| n.clone()),
+            "offset": off,
+            "text": text,
+        }),
         // The base with the buffers its pointer members point to, by byte offset.
         Input::Linked(base, links) => {
             let mut v = input_json(w, base, text)?;
             v["pointees"] = links
                 .iter()
                 .map(|l| {
-                    json!({
+                    let mut v = json!({
                         "offset": l.path.last(),
                         "path": l.path,
                         "size": l.bytes.len(),
                         "bytes": l.bytes,
-                    })
+                    });
+                    if let Some((t, off)) = l.into {
+                        v["into"] = json!({ "pointee": t, "offset": off });
+                    }
+                    v
                 })
                 .collect();
             v

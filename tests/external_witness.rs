@@ -227,3 +227,43 @@ fn results_of_two_undefined_functions_and_a_member_array_make_the_witness() {
         "{assumed}"
     );
 }
+
+/// A difference that shows only where several inputs hold at once: a struct whose member chain
+/// is set, an undefined function returning a string, and a path longer than a bound that does
+/// not start with a word of the code. The strategies that vary one input at a time miss it;
+/// the coverage-guided search combines them, and `memcmp`/`strlen` run as glibc's. The
+/// compiled code agrees (`--validate native`).
+#[test]
+fn inputs_that_must_hold_together_are_found_together() {
+    let src = |new: bool| {
+        format!(
+            "#include <string.h>\n\
+             struct core {{ int active; int level; }};\n\
+             struct ctx {{ struct core *core; long pad; }};\n\
+             const char *current_dir(void);\n\
+             int check(const struct ctx *c, const char *path, unsigned len)\n{{\n\
+             \x20   const char *d = current_dir();\n\
+             \x20   if (d == 0 || c->core == 0 || c->core->active == 0)\n        return 0;\n\
+             \x20   if ({}len > 5 && memcmp(path, \"%pipe\", 5) != 0)\n\
+             \x20       return 1 + (int)strlen(d);\n\
+             \x20   return 2;\n}}\n",
+            if new { "" } else { "0 && " }
+        )
+    };
+    let (_d, o, n) = pair(&src(false), &src(true));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    assert!(
+        w["validated_by"]
+            .as_str()
+            .is_some_and(|s| s.contains("native")),
+        "{w:#}"
+    );
+    assert!(
+        w["externals"]["current_dir"]
+            .as_str()
+            .is_some_and(|s| s != "NULL"),
+        "{w:#}"
+    );
+}

@@ -172,6 +172,24 @@ const DIFFERENT: &[Case] = &[
         params: &["struct arch *", "int"],
         ret: "int",
     },
+    // A pointer and the end of its buffer, two parameters (expat's `ptr, end`).
+    Case {
+        name: "pointer_and_end",
+        prelude: "",
+        old: "int f(const char *p, const char *end) { int n = 0; while (p < end) { if (*p == '<') return n; p++; n++; } return -1; }",
+        new: "int f(const char *p, const char *end) { int n = 0; while (p < end) { if (*p == '<' || n > 3) return n; p++; n++; } return -1; }",
+        params: &["const char *", "const char *"],
+        ret: "int",
+    },
+    // A cursor and its limit in one buffer: their difference is a length only there.
+    Case {
+        name: "cursor_and_limit",
+        prelude: "struct cur { const unsigned char *ptr; const unsigned char *limit; };",
+        old: "int f(struct cur *r) { long n = r->limit - r->ptr; if (n > 3) return r->ptr[3]; return -1; }",
+        new: "int f(struct cur *r) { long n = r->limit - r->ptr; if (n > 4) return r->ptr[3]; return -1; }",
+        params: &["struct cur *"],
+        ret: "int",
+    },
 ];
 
 /// Pairs where one version accesses memory it may not on some input (the fix of a security
@@ -366,6 +384,15 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
                     .expect("aliased parameter");
                 args.push(format!("(void *)b{j}"));
             }
+            Some("within") => {
+                let of = m["of"].as_str().expect("within of");
+                let j = order
+                    .iter()
+                    .position(|n| n == of)
+                    .expect("pointed-into parameter");
+                let off = m["offset"].as_u64().expect("within offset");
+                args.push(format!("(void *)(b{j} + {off})"));
+            }
             Some("null") => args.push("(void *)0".into()),
             Some(k) => panic!("unknown memory input kind {k}"),
         }
@@ -375,8 +402,19 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
             _ => format!("(unsigned char *)&a{i}"),
         };
         let pointees: Vec<&Json> = m["pointees"].as_array().into_iter().flatten().collect();
+        // Fresh buffers first: a pointer may point into a later pointee's buffer (`into`).
         for (j, p) in pointees.iter().enumerate() {
-            let bytes = json_bytes(p);
+            if p.get("into").is_none() {
+                let bytes = json_bytes(p);
+                s.push_str(&format!(
+                    "    unsigned char *p{i}_{j} = malloc({});\n    memcpy(p{i}_{j}, \"{}\", {});\n",
+                    bytes.len().max(1),
+                    octal(&bytes),
+                    bytes.len()
+                ));
+            }
+        }
+        for (j, p) in pointees.iter().enumerate() {
             let path: Vec<u64> = p["path"]
                 .as_array()
                 .expect("pointee path")
@@ -404,11 +442,16 @@ fn driver(source: &Path, c: &Case, w: &Json) -> String {
                     .expect("the parent pointee comes first");
                 format!("p{i}_{k}")
             };
+            let value = match p.get("into") {
+                Some(t) => format!(
+                    "p{i}_{} + {}",
+                    t["pointee"].as_u64().expect("into pointee"),
+                    t["offset"].as_u64().expect("into offset")
+                ),
+                None => format!("p{i}_{j}"),
+            };
             s.push_str(&format!(
-                "    unsigned char *p{i}_{j} = malloc({});\n    memcpy(p{i}_{j}, \"{}\", {});\n    memcpy({into} + {off}, &p{i}_{j}, sizeof(void *));\n",
-                bytes.len().max(1),
-                octal(&bytes),
-                bytes.len()
+                "    {{ unsigned char *v = {value}; memcpy({into} + {off}, &v, sizeof(void *)); }}\n"
             ));
         }
     }

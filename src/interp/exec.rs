@@ -17,12 +17,13 @@ use crate::ir::{CType, Callee, Expr, Place, VarKind};
 pub(super) fn is_builtin(name: &str) -> bool {
     BUILTINS.contains(&name)
         || super::heap::HEAP_FUNCTIONS.contains(&name)
+        || super::strings::STRING_FUNCTIONS.contains(&name)
         || super::ctype::knows(name)
         || super::libm::call(name, &[]).is_some()
 }
 
-/// The library functions [`Interp::known_builtin`] executes besides the mathematics and
-/// `<ctype.h>`.
+/// The library functions [`Interp::known_builtin`] executes besides the mathematics,
+/// `<ctype.h>`, `<string.h>` and the allocator.
 const BUILTINS: &[&str] = &[
     "abs",
     "labs",
@@ -34,8 +35,6 @@ const BUILTINS: &[&str] = &[
     "memset",
     "memcpy",
     "memmove",
-    "strlen",
-    "strcmp",
 ];
 
 impl<'a> Interp<'a> {
@@ -158,6 +157,17 @@ impl<'a> Interp<'a> {
             if let Some((t, max)) = &mut self.trace {
                 if self.frames.len() == 1 && t.len() < *max {
                     t.push(((self.frames[0].pc - 1) as u32, holds));
+                }
+            }
+            if let Some(c) = &mut self.coverage {
+                if let Some(fr) = self.frames.last() {
+                    if let Some(h) = c.get_mut(fr.func).and_then(|f| f.get_mut(fr.pc - 1)) {
+                        if holds {
+                            h.held = h.held.saturating_add(1);
+                        } else {
+                            h.failed = true;
+                        }
+                    }
                 }
             }
             if !holds {
@@ -611,39 +621,7 @@ impl<'a> Interp<'a> {
                 Ok((vals[0], void_ptr))
             }
             n if super::heap::HEAP_FUNCTIONS.contains(&n) => self.heap_call(n, &vals),
-            "strlen" => {
-                want(1)?;
-                let s = as_addr(vals[0]);
-                let mut n = 0u64;
-                loop {
-                    // An address past the object fails at the read below.
-                    let (a, _) = self
-                        .mem
-                        .ptr_add(s, i128::from(n))
-                        .map_err(|e| self.mem_err(e))?;
-                    if self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0] == 0 {
-                        break;
-                    }
-                    n += 1;
-                }
-                Ok((Value::Int(i128::from(n)), CType::ULONG))
-            }
-            "strcmp" => {
-                want(2)?;
-                let (s, t) = (as_addr(vals[0]), as_addr(vals[1]));
-                let mut k = 0i128;
-                loop {
-                    let (a, _) = self.mem.ptr_add(s, k).map_err(|e| self.mem_err(e))?;
-                    let (b, _) = self.mem.ptr_add(t, k).map_err(|e| self.mem_err(e))?;
-                    let x = self.mem.read_init(a, 1).map_err(|e| self.mem_err(e))?[0];
-                    let y = self.mem.read_init(b, 1).map_err(|e| self.mem_err(e))?[0];
-                    // glibc returns the difference of the first differing bytes (unsigned).
-                    if x != y || x == 0 {
-                        return Ok((Value::Int(i128::from(x) - i128::from(y)), CType::INT));
-                    }
-                    k += 1;
-                }
-            }
+            n if super::strings::STRING_FUNCTIONS.contains(&n) => self.string_call(n, &vals),
             _ => self.unsupported(format!("`{name}` is no builtin")),
         }
     }

@@ -23,6 +23,7 @@ mod literal;
 mod memory;
 mod observe;
 mod product;
+mod strings;
 mod world;
 
 pub use eval::{scalar_bytes, scalar_from_bytes};
@@ -76,6 +77,9 @@ pub enum Arg {
     Misaligned(Vec<u8>, u8),
     /// The same pointer as argument `k`, which is a [`Arg::Buffer`] (the two alias).
     SameAs(usize),
+    /// A pointer `off` bytes into the buffer of argument `k` (an [`Arg::Buffer`] before it, `off`
+    /// at most its length): a cursor and its end, `f(p, p + 4)`.
+    Within(usize, u64),
     /// A valid pointer to an object of unknown size and contents: an access through it
     /// cannot be executed ([`RunError::Unsupported`]).
     Opaque,
@@ -93,6 +97,23 @@ pub enum Arg {
 pub struct Link {
     pub path: Vec<u64>,
     pub bytes: Vec<u8>,
+    /// When set, `(k, off)`: the pointer points `off` bytes into the buffer of link `k` of the
+    /// same input (a fresh one, before or after it) instead of a fresh buffer of its own, and
+    /// `bytes` is empty — a cursor and its limit (`r->ptr`, `r->limit`) in one buffer. No link
+    /// lies inside such a link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into: Option<(usize, u64)>,
+}
+
+impl Link {
+    /// A link to a fresh buffer holding `bytes`.
+    pub fn fresh(path: Vec<u64>, bytes: Vec<u8>) -> Link {
+        Link {
+            path,
+            bytes,
+            into: None,
+        }
+    }
 }
 
 /// Where a pointer a call gave back points, in terms the caller can name.
@@ -229,6 +250,26 @@ enum RetVal {
     Missing,
 }
 
+/// How an instruction was reached ([`Interp::with_coverage`]).
+#[derive(Clone, Copy, Default)]
+struct Hits {
+    held: u32,
+    failed: bool,
+}
+
+/// AFL's hit-count classes: loops that run more often are new behaviour, one more iteration of a
+/// long one is not.
+fn bucket(n: u32) -> u8 {
+    match n {
+        0..=3 => n as u8,
+        4..=7 => 4,
+        8..=15 => 5,
+        16..=31 => 6,
+        32..=127 => 7,
+        _ => 8,
+    }
+}
+
 pub struct Interp<'a> {
     prog: &'a GclProgram,
     budget: u64,
@@ -262,6 +303,9 @@ pub struct Interp<'a> {
     /// When set, the branch outcomes of the called function's own frame: (instruction, guard
     /// true), at most this many ([`Interp::call_traced`]).
     trace: Option<(Vec<(u32, bool)>, usize)>,
+    /// When set ([`Interp::with_coverage`]), per function of the program and instruction, how
+    /// often its guard held and whether it ever failed, over every frame of the runs.
+    coverage: Option<Vec<Vec<Hits>>>,
     /// Memory object of each [`Arg::Buffer`] of the last top-level call, by argument index
     /// (the globals of [`Interp::with_global_inputs`] numbered after the parameters).
     inputs: Vec<(usize, u32)>,
@@ -307,6 +351,7 @@ impl<'a> Interp<'a> {
             observed: Vec::new(),
             observed_entry: Vec::new(),
             trace: None,
+            coverage: None,
             inputs: Vec::new(),
             pointees: Vec::new(),
             global_inputs: Vec::new(),
@@ -547,6 +592,34 @@ impl<'a> Interp<'a> {
         (r, edges)
     }
 
+    /// Record which instructions the runs reach and how often ([`Interp::coverage`]): the
+    /// progress measure of the coverage-guided witness search.
+    pub fn with_coverage(mut self) -> Self {
+        self.coverage = Some(
+            self.prog
+                .functions
+                .iter()
+                .map(|f| vec![Hits::default(); f.instrs.len()])
+                .collect(),
+        );
+        self
+    }
+
+    /// The coverage of the runs so far as features: (function index, instruction, whether its
+    /// guard ever failed, how often it held in AFL's buckets: 0, 1, 2, 3, 4–7, 8–15, 16–31,
+    /// 32–127, 128 or more). Empty unless [`Interp::with_coverage`].
+    pub fn coverage(&self) -> Vec<(u32, u32, bool, u8)> {
+        let mut out = vec![];
+        for (f, hits) in self.coverage.iter().flatten().enumerate() {
+            for (pc, h) in hits.iter().enumerate() {
+                if h.held > 0 || h.failed {
+                    out.push((f as u32, pc as u32, h.failed, bucket(h.held)));
+                }
+            }
+        }
+        out
+    }
+
     /// Give the named globals these values (a buffer for a pointer) at the start of the next
     /// top-level call, after their initializers: a witness's state of the program.
     pub fn with_global_inputs(mut self, globals: Vec<(String, Arg)>) -> Self {
@@ -675,26 +748,49 @@ impl<'a> Interp<'a> {
             }
             Arg::Buffer(_) | Arg::Misaligned(..) => return bad("is not a pointer"),
             Arg::Linked(base, links) => {
-                if matches!(**base, Arg::Linked(..) | Arg::SameAs(_) | Arg::Scalar(_)) {
+                if matches!(
+                    **base,
+                    Arg::Linked(..) | Arg::SameAs(_) | Arg::Within(..) | Arg::Scalar(_)
+                ) {
                     return bad("links members of something that is no buffer or aggregate");
                 }
                 let mut data = self.input_data(k, base, &ty, what)?;
-                let mut placed: Vec<(&[u64], u32)> = vec![];
-                for Link { path, bytes } in links {
-                    let Some((off, parent)) = path.split_last() else {
-                        return bad("has a member link with no place");
-                    };
+                // The fresh buffers first: a link may point into one that comes after it.
+                let mut ids: Vec<Option<u32>> = vec![];
+                for l in links {
+                    if l.into.is_some() {
+                        ids.push(None);
+                        continue;
+                    }
                     let id = self
                         .mem
-                        .alloc(Desc::Pointee(k as u32), bytes.len() as u64, true)
+                        .alloc(Desc::Pointee(k as u32), l.bytes.len() as u64, true)
                         .map_err(|e| RunError::BadArgs(format!("{e:?}")))?;
                     if let Some(o) = self.mem.obj_mut(id) {
-                        o.bytes.copy_from_slice(bytes);
+                        o.bytes.copy_from_slice(&l.bytes);
                         o.escaped = true;
                     }
                     self.pointees.push(id);
-                    placed.push((path, id));
-                    let ptr = encode(id, 0).to_le_bytes();
+                    ids.push(Some(id));
+                }
+                let placed: Vec<(&[u64], u32)> = links
+                    .iter()
+                    .zip(&ids)
+                    .filter_map(|(l, id)| Some((&l.path[..], (*id)?)))
+                    .collect();
+                for (l, id) in links.iter().zip(&ids) {
+                    let Some((off, parent)) = l.path.split_last() else {
+                        return bad("has a member link with no place");
+                    };
+                    let ptr = match (l.into, id) {
+                        (None, Some(id)) => encode(*id, 0),
+                        (Some((t, o)), _) => match ids.get(t) {
+                            Some(&Some(tid)) if o <= links[t].bytes.len() as u64 => encode(tid, o),
+                            _ => return bad("has a member link into no buffer of its own"),
+                        },
+                        (None, None) => return bad("has a member link with no buffer"),
+                    }
+                    .to_le_bytes();
                     let at = *off as usize;
                     if !parent.is_empty() {
                         // Inside the buffer of an earlier link.
@@ -728,6 +824,16 @@ impl<'a> Interp<'a> {
                 }
                 data
             }
+            Arg::Within(j, off) => match self.inputs.iter().find(|(i, _)| i == j) {
+                Some(&(_, id)) if ty.is_pointer() => {
+                    let (size, start) = self.mem.extent(id).unwrap_or((0, 0));
+                    if *off > size {
+                        return bad("points past the end of the buffer it points into");
+                    }
+                    Data::Scalar(Value::Int(i128::from(encode(id, start + off))))
+                }
+                _ => return bad("points into an argument that is not an earlier buffer"),
+            },
             Arg::SameAs(j) => match self.inputs.iter().find(|(i, _)| i == j) {
                 Some(&(_, id)) if ty.is_pointer() => {
                     let start = self.mem.extent(id).map_or(0, |(_, start)| start);

@@ -83,6 +83,9 @@ pub enum Input {
     Aggregate(Vec<u8>),
     /// The same pointer as parameter `k` (an earlier [`Input::Buffer`]).
     SameAs(usize),
+    /// A pointer `off` bytes into the buffer of parameter `k` (an earlier [`Input::Buffer`]):
+    /// a cursor and its end, `f(p, p + 4)`.
+    Within(usize, u64),
     /// A valid pointer to an object the witness does not know ([`Shape::Opaque`]): a run that
     /// accesses it is no test.
     Opaque,
@@ -120,6 +123,7 @@ impl Input {
             (Input::Misaligned(b, o), _) => Arg::Misaligned(b.clone(), *o),
             (Input::Aggregate(b), _) => Arg::Aggregate(b.clone()),
             (Input::SameAs(k), _) => Arg::SameAs(*k),
+            (Input::Within(k, off), _) => Arg::Within(*k, *off),
             (Input::Opaque, Shape::Opaque(_)) => Arg::Opaque,
             (Input::Linked(base, links), _) => {
                 Arg::Linked(Box::new(base.arg(shape)?), links.clone())
@@ -154,6 +158,20 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
             format!("({}){}", type_name(prog, ty), aggregate_text(prog, ty, b))
         }
         (Input::SameAs(j), _) => params.get(*j).map_or("?".into(), |p| p.name.clone()),
+        (Input::Within(j, off), _) => {
+            let Some(p) = params.get(*j) else {
+                return "?".into();
+            };
+            let size = match &p.shape {
+                Shape::Buffer { elem_size, .. } => (*elem_size).max(1),
+                _ => 1,
+            };
+            match (off % size, off / size) {
+                (_, 0) if *off == 0 => p.name.clone(),
+                (0, n) => format!("{} + {n}", p.name),
+                _ => format!("(char *){} + {off}", p.name),
+            }
+        }
         (Input::Linked(base, links), shape) => {
             // The base with its linked members non-null, then each member's buffer (its own
             // linked members shown as `non-null`).
@@ -166,11 +184,27 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
                 }
             }
             let mut s = input_text(prog, params, k, &marked);
+            let name = &params[k].name;
             for l in links {
-                let Some((member, elem)) = link_target(prog, shape, &params[k].name, &l.path)
-                else {
+                let Some((member, elem)) = link_target(prog, shape, name, &l.path) else {
                     continue;
                 };
+                // Into another link's buffer: `r->limit = r->ptr + 3`.
+                if let Some((t, off)) = l.into {
+                    let Some((into, e)) = links
+                        .get(t)
+                        .and_then(|t| link_target(prog, shape, name, &t.path))
+                    else {
+                        continue;
+                    };
+                    let size = prog.size_of(&e).max(1);
+                    s.push_str(&match off {
+                        0 => format!(", {member} = {into}"),
+                        _ if off % size == 0 => format!(", {member} = {into} + {}", off / size),
+                        _ => format!(", {member} = (char *){into} + {off}"),
+                    });
+                    continue;
+                }
                 let mut bytes = l.bytes.clone();
                 for c in links
                     .iter()
@@ -384,7 +418,7 @@ fn word_padded(s: &[u8]) -> Vec<u8> {
     b
 }
 
-fn is_char(t: &CType) -> bool {
+pub(super) fn is_char(t: &CType) -> bool {
     matches!(t, CType::Int { bits: 8, .. })
 }
 
@@ -596,7 +630,7 @@ pub fn string_literal(bytes: &[u8]) -> String {
 /// The parameter whose buffer `k`'s pointer is (itself, or the one it aliases).
 fn owner(inputs: &[Input], k: usize) -> usize {
     match inputs.get(k) {
-        Some(Input::SameAs(j)) => *j,
+        Some(Input::SameAs(j) | Input::Within(j, _)) => *j,
         _ => k,
     }
 }
@@ -639,6 +673,9 @@ pub struct Alphabet {
     /// Names of the struct members the code accesses: the pointer members among them are
     /// the ones worth pointing at buffers ([`link_slots`]).
     pub members: std::collections::BTreeSet<String>,
+    /// The string literals of the code (without their terminator): what `strcmp`/`memcmp`
+    /// compare inputs against.
+    pub strings: Vec<Vec<u8>>,
 }
 
 impl Alphabet {
@@ -670,7 +707,21 @@ impl Alphabet {
             ints,
             bytes,
             members: Default::default(),
+            strings: vec![],
         }
+    }
+
+    /// This alphabet, with these string literals of the code (at most [`MAX_STRINGS`]).
+    pub fn with_strings(mut self, strings: impl IntoIterator<Item = Vec<u8>>) -> Alphabet {
+        for mut s in strings {
+            if s.last() == Some(&0) {
+                s.pop();
+            }
+            if !s.is_empty() && !self.strings.contains(&s) && self.strings.len() < MAX_STRINGS {
+                self.strings.push(s);
+            }
+        }
+        self
     }
 
     /// This alphabet, knowing the code accesses these members.
@@ -679,6 +730,9 @@ impl Alphabet {
         self
     }
 }
+
+/// Most string literals an [`Alphabet`] keeps.
+const MAX_STRINGS: usize = 64;
 
 /// Bytes of `elem` holding `v` (every scalar leaf of a struct set to `v`, plus its leaf index
 /// when `step` is set, so fields differ; pointer leaves null).
@@ -881,10 +935,7 @@ fn links_of(
 ) -> Vec<Link> {
     let mut links: Vec<Link> = slots
         .iter()
-        .map(|(off, _, elem)| Link {
-            path: vec![*off],
-            bytes: pointee_bytes(prog, elem, small),
-        })
+        .map(|(off, _, elem)| Link::fresh(vec![*off], pointee_bytes(prog, elem, small)))
         .collect();
     for (off, _, elem) in slots {
         if !matches!(elem, CType::Struct(_)) || LINK_DEPTH < 2 {
@@ -898,10 +949,7 @@ fn links_of(
             if links.len() >= 2 * MAX_LINKS {
                 return links;
             }
-            links.push(Link {
-                path: vec![*off, o],
-                bytes: pointee_bytes(prog, &e, small),
-            });
+            links.push(Link::fresh(vec![*off, o], pointee_bytes(prog, &e, small)));
         }
     }
     links

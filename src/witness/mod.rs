@@ -15,6 +15,7 @@
 
 mod concolic;
 mod dfa;
+mod fuzz;
 pub mod memory;
 pub mod native;
 pub mod plane;
@@ -151,11 +152,28 @@ struct RunLog {
     env: RefCell<Vec<String>>,
     /// Those the runs since the last [`RunLog::start`] called.
     last: RefCell<Vec<String>>,
+    /// When set (by the coverage-guided search), the coverage features of the runs since the
+    /// last [`RunLog::start`], both versions' ([`RunLog::side`] tells them apart).
+    coverage: RefCell<Option<std::collections::HashSet<u64>>>,
+    /// Which version runs now: 0 the old one, 1 the new one.
+    side: Cell<u64>,
 }
 
 impl RunLog {
     fn record(&self, it: &Interp) {
         self.steps.set(self.steps.get() + it.steps());
+        if let Some(cov) = self.coverage.borrow_mut().as_mut() {
+            let side = self.side.get();
+            for (f, pc, failed, held) in it.coverage() {
+                cov.insert(
+                    side << 63
+                        | u64::from(f) << 40
+                        | u64::from(pc) << 8
+                        | u64::from(failed) << 7
+                        | u64::from(held),
+                );
+            }
+        }
         for list in [&self.env, &self.last] {
             let mut l = list.borrow_mut();
             for n in it.env_called() {
@@ -166,9 +184,13 @@ impl RunLog {
         }
     }
 
-    /// Forget which functions the earlier runs called ([`RunLog::last`]).
+    /// Forget which functions the earlier runs called ([`RunLog::last`]) and what they
+    /// covered.
     fn start(&self) {
         self.last.borrow_mut().clear();
+        if let Some(c) = self.coverage.borrow_mut().as_mut() {
+            c.clear();
+        }
     }
 }
 
@@ -304,6 +326,9 @@ fn behave_args(
         .with_global_inputs(set);
     if let Some(w) = world {
         it = it.with_world(w.clone());
+    }
+    if log.coverage.borrow().is_some() {
+        it = it.with_coverage();
     }
     let called = it.call_observe_both(func, &args[..np], &globals);
     log.record(&it);
@@ -572,6 +597,9 @@ struct Runner<'a> {
     fill: Vec<Input>,
     opts: &'a Options,
     runs: usize,
+    /// Runs allowed beyond `opts.max_runs` while a strategy that needs many runs is searching
+    /// (the coverage-guided one).
+    extra_runs: usize,
     /// Steps and environment calls of all runs so far.
     log: RunLog,
     /// What undefined functions return in the runs ([`World`]).
@@ -612,7 +640,7 @@ impl Runner<'_> {
         self.unsafe_witness
             .as_ref()
             .is_some_and(|(_, at)| self.runs >= at + CLEAN_WITNESS_RUNS)
-            || self.runs >= self.opts.max_runs
+            || self.runs >= self.opts.max_runs + self.extra_runs
             || self
                 .opts
                 .total_steps
@@ -686,7 +714,7 @@ impl Runner<'_> {
         // A run stops at the search's end: a budget of ten million steps takes seconds.
         let end = self.start + self.opts.time;
         let deadline = Some(self.budget.deadline().map_or(end, |d| d.min(end)));
-        let run_with = |prog, budget, overrides: &[(String, Arg)]| {
+        let run_with = |prog: &GclProgram, budget, overrides: &[(String, Arg)]| {
             behave_args(
                 prog,
                 self.func,
@@ -696,7 +724,11 @@ impl Runner<'_> {
                 overrides,
             )
         };
-        let run = |prog, budget| run_with(prog, budget, &[]);
+        let run = |prog: &GclProgram, budget| {
+            let side = u64::from(!std::ptr::eq(prog, self.old));
+            self.log.side.set(side);
+            run_with(prog, budget, &[])
+        };
         let mut o = run(self.old, self.opts.step_budget)?;
         let mut n = run(self.new, self.opts.step_budget)?;
         if self.opts.stopping_only && (o.diverged.is_some() || n.diverged.is_some()) {
@@ -1005,6 +1037,7 @@ pub fn search(
         fill: vec![],
         opts,
         runs: 0,
+        extra_runs: 0,
         log: RunLog::default(),
         world: World {
             constants: constant_values(old, new),

@@ -4,14 +4,17 @@
 //! first candidate both versions' runs show different, or nothing. Order: the integer points of
 //! Δ's differing states (`seed`); for a function with buffers or aggregates, every parameter's
 //! memory candidates in step (`memory`); paths of the correlating program solved with z3 (`dfa`);
-//! the seeds again with the function's globals set as they say (`seed, globals set`); then
-//! boundary, floating-point and small values of the scalars, concolic execution, and random
-//! values — with memory, random combinations of candidates and random buffers instead.
+//! the seeds again with the function's globals set as they say (`seed, globals set`); the
+//! results of undefined functions chosen one at a time; for a function with memory or such
+//! calls, the coverage-guided search (`fuzz`) over all of these at once; then boundary,
+//! floating-point and small values of the scalars, concolic execution, the coverage-guided
+//! search, and random values — with memory, random combinations of candidates and random
+//! buffers instead.
 
 use std::time::Instant;
 
 use super::memory::{self, Input, Param, Shape};
-use super::{concolic, dfa, witness_params, Runner, Witness};
+use super::{concolic, dfa, fuzz, witness_params, Runner, Witness};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
@@ -59,7 +62,8 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             members(&old.program, fo)
                 .into_iter()
                 .chain(members(&new.program, fnew)),
-        );
+        )
+        .with_strings(strings(&old.program, fo).chain(strings(&new.program, fnew)));
     let cands = memory::Candidates::new(&old.program, &params, &alpha);
     r.fill = cands
         .per_param
@@ -99,6 +103,14 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     if let Some(w) = world_seeds(r, delta, &alpha) {
         return Some(w);
     }
+    // 3c. Where inputs are more than numbers (memory, the environment's results), all of them
+    // mutated together, guided by coverage.
+    let with_world = !r.log.env.borrow().is_empty();
+    if with_memory || with_world {
+        if let Some(w) = fuzz::search(r, &cands, &alpha, &seeds(delta, &r.params), share(r, 0.7)) {
+            return Some(w);
+        }
+    }
     if with_memory {
         return memory_random(r, &cands, &alpha);
     }
@@ -136,27 +148,7 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     // Floating parameters: the values where IEEE arithmetic leaves the reals (NaN, infinities,
     // signed zeros, the ends of exact integers, the extremes), others from the integer pool.
     if params.iter().any(|(_, t)| t.is_float()) {
-        let specials = [
-            "0.0",
-            "-0.0",
-            "1.0",
-            "-1.0",
-            "0.5",
-            "NAN",
-            "INFINITY",
-            "-INFINITY",
-            "9007199254740992.0",
-            "-9007199254740993.0",
-            "1e308",
-            "-1e308",
-            "2.2250738585072014e-308",
-            "16777216.0",
-            "3.4028234663852886e38",
-            "1e-45",
-            "2.0",
-            "10.0",
-            "100.0",
-        ];
+        let specials = FLOAT_SPECIALS;
         let ints = [
             "0",
             "1",
@@ -248,6 +240,12 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             return Some(w);
         }
     }
+    if !with_world {
+        let starts = seeds(delta, &r.params);
+        if let Some(w) = fuzz::search(r, &cands, &alpha, &starts, share(r, 0.6)) {
+            return Some(w);
+        }
+    }
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15 ^ (func.len() as u64);
     while !r.exhausted() {
         let vals: Vec<i128> = params
@@ -269,6 +267,36 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
         }
     }
     None
+}
+
+/// Floating values where IEEE arithmetic leaves the reals: NaN, infinities, signed zeros, the
+/// ends of exact integers, the extremes, and a few plain ones.
+pub(super) const FLOAT_SPECIALS: [&str; 19] = [
+    "0.0",
+    "-0.0",
+    "1.0",
+    "-1.0",
+    "0.5",
+    "NAN",
+    "INFINITY",
+    "-INFINITY",
+    "9007199254740992.0",
+    "-9007199254740993.0",
+    "1e308",
+    "-1e308",
+    "2.2250738585072014e-308",
+    "16777216.0",
+    "3.4028234663852886e38",
+    "1e-45",
+    "2.0",
+    "10.0",
+    "100.0",
+];
+
+/// The instant at which `fraction` of the search's time left is spent.
+fn share(r: &Runner, fraction: f64) -> Instant {
+    let left = r.opts.time.saturating_sub(r.start.elapsed());
+    Instant::now() + left.mul_f64(fraction)
 }
 
 /// Most environment functions [`world_seeds`] gives other results.
@@ -342,7 +370,7 @@ fn world_seeds(r: &mut Runner, delta: &Delta, alpha: &memory::Alphabet) -> Optio
 }
 
 /// Results worth trying for an environment function returning `ret`.
-fn world_candidates(
+pub(super) fn world_candidates(
     prog: &crate::ir::Program,
     ret: &CType,
     alpha: &memory::Alphabet,
@@ -525,6 +553,22 @@ fn same_shapes(old: &GclProgram, new: &GclProgram, a: &[Param], b: &[Param]) -> 
             (Shape::Opaque(_), Shape::Opaque(_)) => true,
             _ => false,
         })
+}
+
+/// The string literals of `f`'s code.
+fn strings<'a>(prog: &'a Program, f: &GclFunction) -> impl Iterator<Item = Vec<u8>> + 'a {
+    let mut ids = vec![];
+    for i in &f.instrs {
+        i.kind.walk_exprs(&mut |e| {
+            if let crate::ir::ExprKind::Str(id) = e.kind {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        });
+    }
+    ids.into_iter()
+        .filter_map(|id| prog.strings.get(id.index()).cloned())
 }
 
 /// The integer constants of `f`'s code.
@@ -715,7 +759,11 @@ fn memory_random(
             };
             // An alias must point at an earlier buffer.
             let input = match input {
-                Input::SameAs(j) if inputs.get(j).and_then(Input::buffer).is_none() => c[0].clone(),
+                Input::SameAs(j) | Input::Within(j, _)
+                    if inputs.get(j).and_then(Input::buffer).is_none() =>
+                {
+                    c[0].clone()
+                }
                 x => x,
             };
             inputs.push(input);

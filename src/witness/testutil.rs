@@ -64,6 +64,7 @@ pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) ->
         fill: vec![],
         opts: &opts,
         runs: 0,
+        extra_runs: 0,
         log: Default::default(),
         world: Default::default(),
         start: Instant::now(),

@@ -173,6 +173,7 @@ pub(super) fn harness(
                 buffers.push((i, b.len(), t.pointee().is_some_and(CType::is_pointer)));
             }
             Input::SameAs(j) => args.push(format!("(void *)dizy_b{j}")),
+            Input::Within(j, off) => args.push(format!("(void *)(dizy_b{j} + {off})")),
             // The interpreter's run never accessed it: any valid address serves.
             Input::Opaque => {
                 s.push_str(&format!("    static long double dizy_o{i}[64];\n"));
@@ -209,6 +210,19 @@ pub(super) fn harness(
             _ if links.is_empty() => String::new(),
             _ => return Err(format!("parameter `{name}` links members of no object")),
         };
+        // The fresh buffers first (a link may point into a later one), then the pointers.
+        for (j, l) in links.iter().enumerate().filter(|(_, l)| l.into.is_none()) {
+            let b = &l.bytes;
+            s.push_str(&format!(
+                "    unsigned char *dizy_l{i}_{j} = __builtin_malloc({});
+    if (!dizy_l{i}_{j}) return 3;
+                 \x20   __builtin_memcpy(dizy_l{i}_{j}, \"{}\", {});
+",
+                b.len().max(1),
+                octal_bytes(b),
+                b.len()
+            ));
+        }
         for (j, l) in links.iter().enumerate() {
             let Some((off, parent)) = l.path.split_last() else {
                 return Err(format!("parameter `{name}` links a member with no place"));
@@ -217,21 +231,23 @@ pub(super) fn harness(
             let into = if parent.is_empty() {
                 object.clone()
             } else {
-                match links[..j].iter().position(|p| p.path == parent) {
+                match links[..j]
+                    .iter()
+                    .position(|p| p.path == parent && p.into.is_none())
+                {
                     Some(p) => format!("dizy_l{i}_{p}"),
                     None => return Err(format!("parameter `{name}` links into no buffer")),
                 }
             };
-            let b = &l.bytes;
+            let value = match l.into {
+                None => format!("dizy_l{i}_{j}"),
+                Some((t, o)) if links.get(t).is_some_and(|t| t.into.is_none()) => {
+                    format!("dizy_l{i}_{t} + {o}")
+                }
+                Some(_) => return Err(format!("parameter `{name}` links into no buffer")),
+            };
             s.push_str(&format!(
-                "    unsigned char *dizy_l{i}_{j} = __builtin_malloc({});
-    if (!dizy_l{i}_{j}) return 3;
-                 \x20   __builtin_memcpy(dizy_l{i}_{j}, \"{}\", {});
-                 \x20   __builtin_memcpy({into} + {off}, &dizy_l{i}_{j}, sizeof(void *));
-",
-                b.len().max(1),
-                octal_bytes(b),
-                b.len()
+                "    {{ unsigned char *dizy_p = {value}; __builtin_memcpy({into} + {off}, &dizy_p, sizeof(void *)); }}\n"
             ));
         }
     }
