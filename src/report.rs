@@ -100,6 +100,9 @@ fn behaviour_json(b: &Behaviour) -> Json {
         }
         None => {
             o.insert("return".into(), Json::String(b.ret.clone()));
+            if let Some(r) = &b.returned {
+                o.insert("returned_points_to".into(), Json::String(r.clone()));
+            }
         }
     }
     for (n, v) in &b.globals {
@@ -327,7 +330,10 @@ pub(crate) fn behaviour_against(b: &Behaviour, other: Option<&Behaviour>) -> Str
     if let Some(steps) = b.diverged {
         return format!("does not return within {steps} interpreter steps");
     }
-    let mut parts = vec![format!("returns {}", b.ret)];
+    let mut parts = vec![match &b.returned {
+        Some(r) => format!("returns {} pointing to {r}", b.ret),
+        None => format!("returns {}", b.ret),
+    }];
     for (n, v) in &b.globals {
         parts.push(format!("{n} = {v}"));
     }

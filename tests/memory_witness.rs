@@ -696,3 +696,54 @@ fn memory_inputs_are_structured_in_json_and_printed_as_c() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// What a returned pointer points to is behaviour when no input names it: a string the call
+/// built on the heap, or a string literal. The versions below differ only there; each is
+/// `different` with both contents shown (the native harness does not record them, so it
+/// does not confirm). Uninitialized bytes are no evidence: two versions returning a fresh
+/// `malloc` block they never wrote are not told apart by its garbage.
+#[test]
+fn returned_strings_are_compared_by_their_contents() {
+    let root = std::env::temp_dir().join(format!("dizy-returned-{}", std::process::id()));
+    let quote = |q: &str| {
+        format!(
+            "#include <stdlib.h>\n#include <string.h>\n\
+             char *f(const char *s) {{ size_t n = strlen(s); char *r = malloc(n + 3);\n\
+             \x20 if (!r) return 0; r[0] = '{q}'; memcpy(r + 1, s, n); r[n + 1] = '{q}'; r[n + 2] = 0; return r; }}\n"
+        )
+    };
+    let name = |w: &str| {
+        format!("const char *f(int k) {{ if (k > 2) return \"yes\"; return \"{w}\"; }}\n")
+    };
+    let fresh = |body: &str| format!("#include <stdlib.h>\nchar *f(int k) {{ {body} }}\n");
+    for (tag, old, new, differs) in [
+        ("heap", quote("\\\""), quote("\\'"), true),
+        ("literal", name("no"), name("No"), true),
+        (
+            "garbage",
+            fresh("(void)k; return malloc(8);"),
+            fresh("char *p = malloc(k > 0 ? 8 : 8); return p;"),
+            false,
+        ),
+    ] {
+        let dir = root.join(tag);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let (o, n) = (dir.join("old.c"), dir.join("new.c"));
+        std::fs::write(&o, &old).expect("write");
+        std::fs::write(&n, &new).expect("write");
+        let (_, report) = dizy_json(&o, &n);
+        let f = &report["functions"][0];
+        if !differs {
+            assert_ne!(f["verdict"], "different", "{tag}: {f:#}");
+            continue;
+        }
+        assert_eq!(f["verdict"], "different", "{tag}: {f:#}");
+        let w = &f["witness"];
+        let (a, b) = (
+            &w["old"]["returned_points_to"],
+            &w["new"]["returned_points_to"],
+        );
+        assert!(a.is_string() && b.is_string() && a != b, "{tag}: {w:#}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

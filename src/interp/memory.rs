@@ -243,6 +243,13 @@ impl Memory {
         }
     }
 
+    pub fn obj(&self, id: u32) -> Option<&Obj> {
+        match self.slots.get(id as usize) {
+            Some(Slot::Live(o)) => Some(o),
+            _ => None,
+        }
+    }
+
     pub fn obj_mut(&mut self, id: u32) -> Option<&mut Obj> {
         match self.slots.get_mut(id as usize) {
             Some(Slot::Live(o)) => Some(o),

@@ -468,6 +468,28 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// What a pointer the last call returned lets its caller read, where no input names it:
+    /// the bytes from the pointer to the end of the live object (at most `max`), each with
+    /// whether it is initialized — an object the call allocated, one an environment function
+    /// returned, a global or static, a string literal. `None` for null, a function, an input's
+    /// buffer (compared as the input), a dead local, an object of unknown contents.
+    pub fn returned_object(&self, addr: u64, max: usize) -> Option<(Vec<u8>, Vec<bool>)> {
+        let memory::Ptr::Obj { id, off } = memory::decode(addr) else {
+            return None;
+        };
+        let o = self.mem.obj(id)?;
+        if matches!(o.desc, memory::Desc::Input(_)) || o.unknown {
+            return None;
+        }
+        // Offsets count from the object's first byte in `bytes` (its alignment padding too).
+        let from = usize::try_from(off).ok().filter(|&f| f as u64 >= o.start)?;
+        let to = o.bytes.len().min(from.saturating_add(max));
+        Some((
+            o.bytes.get(from..to)?.to_vec(),
+            o.init.get(from..to)?.to_vec(),
+        ))
+    }
+
     /// Index of `name` in the function-address table.
     fn fn_id(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.fn_ids.get(name) {

@@ -922,3 +922,29 @@ fn large_library_calls_read_the_deadline() {
         start.elapsed()
     );
 }
+
+/// Coverage records each instruction with whether its guard failed and how often it held, in
+/// AFL's buckets: a run that goes round a loop more often, or takes the other branch, shows new
+/// features; the same run twice shows none.
+#[test]
+fn coverage_tells_branches_and_loop_counts_apart() {
+    let p = prog(vec![loop_fn()]);
+    let features = |n: &str| {
+        let mut it = Interp::new(&p).with_coverage();
+        it.call("loop", &[Value::Int(n.parse().unwrap())])
+            .expect("runs");
+        it.coverage()
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    assert!(Interp::new(&p).coverage().is_empty(), "off unless asked");
+    let (zero, two, again, many) = (features("0"), features("2"), features("2"), features("100"));
+    assert!(!zero.is_empty());
+    assert_eq!(two, again);
+    assert!(!zero.is_superset(&two), "the loop body is new: {two:?}");
+    assert!(!two.is_superset(&many), "more iterations are new buckets");
+    assert!(
+        many.iter().any(|&(_, _, _, held)| held >= 7),
+        "32 or more: {many:?}"
+    );
+}

@@ -73,6 +73,7 @@ fn behaviour(ret: &str) -> Behaviour {
         diverged: None,
         undefined: None,
         calls: vec![],
+        returned: None,
     }
 }
 

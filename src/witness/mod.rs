@@ -11,7 +11,8 @@
 //! structs by value, aliasing); globals keep their initial values unless the seeds with them
 //! set fail too ([`Witness::global_inputs`]). The strategies, cheapest
 //! first, are in `search`; a returned pointer is compared by what it points into
-//! ([`memory::pointer_text`]), never by the interpreter's own addresses.
+//! ([`memory::pointer_text`]), never by the interpreter's own addresses, and where no input
+//! names that, by the contents it points to ([`Behaviour::returned`]).
 
 mod concolic;
 mod dfa;
@@ -85,6 +86,12 @@ pub struct Behaviour {
     /// Stopped by an invalid memory access (null, dangling, out of bounds): what and where.
     /// The other fields then say nothing.
     pub undefined: Option<String>,
+    /// What a returned pointer points to, where no input names it (an object the call
+    /// allocated, one an undefined function returned, a global or a string literal): its
+    /// elements from the pointer on, a string to its terminator, as C text; `?` where bytes
+    /// are uninitialized. Not recorded by the native harness.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returned: Option<String>,
     /// Calls of functions the file does not define, in order, with their arguments as C text
     /// (`set_error(p, 84)`; a pointer by what it points into); observable behaviour as much as
     /// the return value. At most [`interp::MAX_ENV_TRACE`], then how many there were.
@@ -344,6 +351,7 @@ fn behave_args(
                 diverged: Some(budget),
                 undefined: None,
                 calls: vec![],
+                returned: None,
             })
         }
         // An invalid memory access is behaviour of its own: the caller sees a crash (or worse),
@@ -362,6 +370,7 @@ fn behave_args(
                 diverged: None,
                 undefined: Some(format!("{msg} at line {line}")),
                 calls: vec![],
+                returned: None,
             })
         }
         Err(RunError::Ub { .. } | RunError::Depth { .. }) => return None,
@@ -373,6 +382,10 @@ fn behave_args(
     let pointer = |v: &Value| match v {
         Value::Int(a) => memory::pointer_text(&params, inputs, &it.target(*a as u64)),
         _ => "non-null".into(),
+    };
+    let returned = match (&out.ret, f.func.ret.pointee()) {
+        (Some(Value::Int(a)), Some(elem)) => returned_text(&prog.program, &it, *a as u64, elem),
+        _ => None,
     };
     let ret = match (&out.ret, &out.ret_bytes) {
         (Some(v), _) if f.func.ret.is_pointer() => pointer(v),
@@ -441,6 +454,7 @@ fn behave_args(
         output: out.output,
         diverged: None,
         undefined: None,
+        returned,
         calls,
     })
 }
@@ -454,6 +468,36 @@ fn numeric(v: Value) -> Value {
         Value::Float(x) => Value::Float(if x == 0.0 { 0.0 } else { x }),
         v => v,
     }
+}
+
+/// Most bytes of a returned object [`Behaviour::returned`] shows.
+const MAX_RETURNED: usize = 256;
+
+/// The text of [`Behaviour::returned`] for a returned pointer `addr` to `elem`s.
+fn returned_text(prog: &Program, it: &Interp, addr: u64, elem: &CType) -> Option<String> {
+    let elem = match elem {
+        CType::Void => CType::UCHAR,
+        t => t.clone(),
+    };
+    let (mut bytes, init) = it.returned_object(addr, MAX_RETURNED)?;
+    let size = prog.size_of(&elem).max(1) as usize;
+    if memory::is_char(&elem) {
+        // A string: the caller reads to its terminator.
+        let end = bytes
+            .iter()
+            .position(|&b| b == 0)
+            .map_or(bytes.len(), |n| n + 1);
+        bytes.truncate(end);
+    } else {
+        bytes.truncate(bytes.len() / size * size);
+    }
+    if bytes.is_empty() {
+        return None;
+    }
+    if init[..bytes.len()].iter().any(|i| !i) {
+        return Some("?".into());
+    }
+    Some(memory::buffer_text(prog, &elem, &bytes))
 }
 
 /// Whether two behaviours differ in what the caller can observe: the return value, the output,
@@ -481,6 +525,11 @@ pub fn differ(a: &Behaviour, b: &Behaviour) -> bool {
     let void = a.ret == "void" || b.ret == "void";
     if (!void && !same_value(&a.ret, &b.ret)) || a.output != b.output || a.calls != b.calls {
         return true;
+    }
+    if let (Some(x), Some(y)) = (&a.returned, &b.returned) {
+        if !void && !same_value(x, y) {
+            return true;
+        }
     }
     if a.memory
         .iter()

@@ -126,6 +126,7 @@ fn plane(axes: &[(&str, &[i64])], outcome: impl Fn(&[i64]) -> Outcome) -> InputP
                 output: vec![],
                 diverged: None,
                 undefined: None,
+                returned: None,
                 calls: vec![],
             };
             let (old, new) = match o {
