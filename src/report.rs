@@ -225,6 +225,9 @@ fn input_json(w: &Witness, input: &crate::witness::memory::Input, text: &str) ->
                     if let Some((t, off)) = l.into {
                         v["into"] = json!({ "pointee": t, "offset": off });
                     }
+                    if let Some(f) = &l.func {
+                        v["function"] = json!(f);
+                    }
                     v
                 })
                 .collect();

@@ -267,3 +267,39 @@ fn inputs_that_must_hold_together_are_found_together() {
         "{w:#}"
     );
 }
+
+/// A struct's function-pointer member that the code calls (an allocator in a table of
+/// operations, as ghostscript's `mem->procs.alloc_bytes`): the witness points it at a function
+/// of its own, named by the member, whose result it chooses as for an undefined function; a
+/// null member would make every run stop at the call. The native harness does not build such
+/// members, and says so.
+#[test]
+fn a_called_function_pointer_member_gets_a_function_of_the_witness() {
+    let src = |bump: &str| {
+        format!(
+            "struct mem;\nstruct ops {{ void *(*alloc)(struct mem *self, unsigned long n); int level; }};\n\
+             struct mem {{ struct ops procs; int flags; }};\n\
+             int f(struct mem *m, unsigned long n)\n{{\n    char *p = m->procs.alloc(m, n + 1);\n\
+             \x20   if (!p)\n        return -1;\n    return (int)(n & 7){bump};\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(""), &src(" + 1"));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    assert!(
+        w["externals"]["m->procs.alloc"]
+            .as_str()
+            .is_some_and(|s| s != "NULL"),
+        "{w:#}"
+    );
+    let pointees = w["memory_inputs"]["m"]["pointees"]
+        .as_array()
+        .expect("pointees");
+    assert!(
+        pointees.iter().any(|p| p["function"] == "m->procs.alloc"),
+        "{w:#}"
+    );
+    let notes = f["notes"].to_string();
+    assert!(notes.contains("function-pointer members"), "{notes}");
+}

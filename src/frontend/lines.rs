@@ -7,11 +7,12 @@
 /// Offset → (file, line) table built from line markers.
 #[derive(Clone, Debug)]
 pub struct LineMap {
-    /// Start offset of each preprocessed line with the file index and original line number.
-    starts: Vec<(usize, u32, u32)>,
+    /// Start offset of each preprocessed line with the file index, original line number, and
+    /// whether the line marker before it flags system text (flag 3). The flag is the region's,
+    /// not the file's: GCC marks the expansion of a system header's macro (`NULL` in a project
+    /// header, `# 238 "gp.h" 3 4`) as system text inside a file that is none.
+    starts: Vec<(usize, u32, u32, bool)>,
     files: Vec<String>,
-    /// Whether each of `files` is a system header (flag 3 of its line markers).
-    system: Vec<bool>,
     /// Index in `files` of the main file.
     main: u32,
 }
@@ -24,7 +25,7 @@ impl LineMap {
         let mut cur_line = 1u32;
         let mut main: Option<u32> = None;
         let mut offset = 0usize;
-        let mut system = vec![false];
+        let mut cur_sys = false;
         files.push(display.to_string());
         for raw in text.split_inclusive('\n') {
             let l = raw.trim_start();
@@ -33,11 +34,10 @@ impl LineMap {
                     Some(i) => i as u32,
                     None => {
                         files.push(name.clone());
-                        system.push(false);
                         (files.len() - 1) as u32
                     }
                 };
-                system[idx as usize] |= sys;
+                cur_sys = sys;
                 // The first marker naming a real file (not <built-in>) is the main file.
                 if main.is_none() && !name.starts_with('<') {
                     main = Some(idx);
@@ -45,7 +45,7 @@ impl LineMap {
                 cur_file = idx;
                 cur_line = n;
             } else {
-                starts.push((offset, cur_file, cur_line));
+                starts.push((offset, cur_file, cur_line, cur_sys));
                 cur_line += 1;
             }
             offset += raw.len();
@@ -53,7 +53,6 @@ impl LineMap {
         LineMap {
             starts,
             files,
-            system,
             main: main.unwrap_or(0),
         }
     }
@@ -70,7 +69,7 @@ impl LineMap {
             Err(0) => return None,
             Err(i) => i - 1,
         };
-        let (_, f, l) = self.starts[i];
+        let (_, f, l, _) = self.starts[i];
         Some((f, l))
     }
 
@@ -94,8 +93,12 @@ impl LineMap {
     /// Whether `offset` lies in a system header (the C library's and the system's own, which
     /// the preprocessor marks with flag 3).
     pub fn is_system(&self, offset: usize) -> bool {
-        self.locate_idx(offset)
-            .is_some_and(|(f, _)| self.system[f as usize])
+        let i = match self.starts.binary_search_by(|s| s.0.cmp(&offset)) {
+            Ok(i) => i,
+            Err(0) => return false,
+            Err(i) => i - 1,
+        };
+        self.starts[i].3
     }
 }
 
@@ -148,5 +151,12 @@ mod tests {
         let m = LineMap::new(sys, "a.c");
         assert!(m.is_system(sys.find("int puts").unwrap()));
         assert!(!m.is_system(sys.find("int z").unwrap()));
+        // A system macro's expansion inside a project header (`NULL` in ghostscript's `gp.h`)
+        // is system text; the header's own declarations are not.
+        let mac = "# 1 \"a.c\"\n# 1 \"gp.h\" 1\nint f(void *p) { return p ==\n# 9 \"gp.h\" 3 4\n((void *)0)\n# 9 \"gp.h\"\n; }\nconst char *cur(void);\n# 2 \"a.c\" 2\n";
+        let m = LineMap::new(mac, "a.c");
+        assert!(m.is_system(mac.find("((void").unwrap()));
+        assert!(!m.is_system(mac.find("const char *cur").unwrap()));
+        assert!(!m.is_system(mac.find("int f").unwrap()));
     }
 }

@@ -313,6 +313,14 @@ impl<'a> Interp<'a> {
                 let v = self.eval(e)?;
                 match decode(as_addr(v)) {
                     Ptr::Func(i) => match self.fn_names.get(i as usize) {
+                        // A member an input pointed at a stub: its result type is the
+                        // pointer's.
+                        Some(n) if self.stubs.contains(n) => {
+                            if let Some(CType::Func(ft)) = e.ty.pointee() {
+                                self.env_ret.insert(n.clone(), ft.ret.clone());
+                            }
+                            n.clone()
+                        }
                         Some(n) => n.clone(),
                         None => return self.ub("call through an invalid function pointer"),
                     },

@@ -103,6 +103,11 @@ pub struct Link {
     /// lies inside such a link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub into: Option<(usize, u64)>,
+    /// When set, the pointer is a function pointer to a function of this name that the
+    /// program does not define (a stub: a call through it is a call of an environment
+    /// function, whose result the [`World`] gives), and `bytes` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub func: Option<String>,
 }
 
 impl Link {
@@ -112,6 +117,17 @@ impl Link {
             path,
             bytes,
             into: None,
+            func: None,
+        }
+    }
+
+    /// A function pointer at `path` to the environment function `name`.
+    pub fn function(path: Vec<u64>, name: String) -> Link {
+        Link {
+            path,
+            bytes: vec![],
+            into: None,
+            func: Some(name),
         }
     }
 }
@@ -321,6 +337,8 @@ pub struct Interp<'a> {
     env_called: Vec<String>,
     /// The declared return type of each environment function called so far.
     env_ret: HashMap<String, CType>,
+    /// The functions the inputs' function-pointer members point to ([`Link::func`]).
+    stubs: Vec<String>,
     /// The objects `malloc` and friends made in the last top-level call, in order.
     heap: Vec<u32>,
     /// Its first [`MAX_ENV_TRACE`] calls of environment functions, and how many it made.
@@ -362,6 +380,7 @@ impl<'a> Interp<'a> {
             env_count: 0,
             heap: Vec::new(),
             env_ret: HashMap::new(),
+            stubs: Vec::new(),
         };
         for (i, f) in prog.functions.iter().enumerate() {
             me.funcs.entry(f.name.as_str()).or_insert(i);
@@ -410,6 +429,17 @@ impl<'a> Interp<'a> {
     }
 
     /// The environment functions the last call called, in order of their first call.
+    /// The return type a call of environment function `name` had (its declaration's, or for a
+    /// stub behind a function-pointer member the pointer's), once it was called.
+    pub fn env_return_type(&self, name: &str) -> Option<&CType> {
+        self.env_ret.get(name)
+    }
+
+    /// Whether `name` is a stub an input's function-pointer member points to ([`Link::func`]).
+    pub fn is_stub(&self, name: &str) -> bool {
+        self.stubs.iter().any(|s| s == name)
+    }
+
     pub fn env_called(&self) -> &[String] {
         &self.env_called
     }
@@ -780,7 +810,7 @@ impl<'a> Interp<'a> {
                 // The fresh buffers first: a link may point into one that comes after it.
                 let mut ids: Vec<Option<u32>> = vec![];
                 for l in links {
-                    if l.into.is_some() {
+                    if l.into.is_some() || l.func.is_some() {
                         ids.push(None);
                         continue;
                     }
@@ -805,6 +835,16 @@ impl<'a> Interp<'a> {
                         return bad("has a member link with no place");
                     };
                     let ptr = match (l.into, id) {
+                        _ if l.func.is_some() => {
+                            let name = l.func.clone().unwrap_or_default();
+                            if self.funcs.contains_key(name.as_str()) {
+                                return bad("points a member at a function the program defines");
+                            }
+                            if !self.stubs.contains(&name) {
+                                self.stubs.push(name.clone());
+                            }
+                            memory::func_addr(self.fn_id(&name))
+                        }
                         (None, Some(id)) => encode(*id, 0),
                         (Some((t, o)), _) => match ids.get(t) {
                             Some(&Some(tid)) if o <= links[t].bytes.len() as u64 => encode(tid, o),

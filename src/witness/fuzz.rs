@@ -399,7 +399,7 @@ fn mutate_memory(
                     // Its pointer members are the links': the length stays.
                     mutate_bytes(prog, &elem, b, false, alpha, rng);
                 }
-            } else if links[k].into.is_none() {
+            } else if links[k].into.is_none() && links[k].func.is_none() {
                 let Link { path, bytes, .. } = &mut links[k];
                 if let Some((_, e)) = memory::link_target(prog, shape, name, path) {
                     // A buffer whose members are links of their own keeps its length.

@@ -186,6 +186,11 @@ pub fn input_text(prog: &Program, params: &[Param], k: usize, input: &Input) -> 
             let mut s = input_text(prog, params, k, &marked);
             let name = &params[k].name;
             for l in links {
+                if let Some(f) = &l.func {
+                    // Named by its access; what it returns is listed with the witness.
+                    s.push_str(&format!(", {f} = a function of the witness"));
+                    continue;
+                }
                 let Some((member, elem)) = link_target(prog, shape, name, &l.path) else {
                     continue;
                 };
@@ -880,7 +885,8 @@ fn candidates(
     // (`s->buf[i]`, `sess->handles[v]`) gets past its null checks only with them, and the
     // later strategies run with the first candidate.
     let slots = used_first(link_slots(prog, shape), alpha);
-    if !slots.is_empty() {
+    let called = !function_slots(prog, shape, alpha).is_empty();
+    if !slots.is_empty() || called {
         let mut linked = vec![];
         match shape {
             // Arrays of pointers (`argv`): one and two elements pointing at buffers, then a
@@ -899,9 +905,12 @@ fn candidates(
             // a member (`s->buf[i]`, `sess->handles[v]`) gets past its null checks only with
             // them, and the later strategies run with the first candidate.
             _ => {
+                let name = &params[k].name;
                 for base in out.iter().take(3) {
                     for small in [true, false] {
-                        let links = links_of(prog, &slots, small, alpha);
+                        let mut links = links_of(prog, &slots, small, alpha);
+                        let stubs = function_links(prog, shape, name, &links, alpha);
+                        links.extend(stubs);
                         linked.push(Input::Linked(Box::new(base.clone()), links));
                     }
                 }
@@ -921,6 +930,70 @@ fn candidates(
     }
     if let Shape::Opaque(_) = shape {
         out.extend([Input::Opaque, Input::Null]);
+    }
+    out
+}
+
+/// The function-pointer members of an input of `shape` that the code accesses (by name), as
+/// byte offset and access path (`.procs.alloc`).
+fn function_slots(prog: &Program, shape: &Shape, alpha: &Alphabet) -> Vec<(u64, String)> {
+    let elem = match shape {
+        Shape::Buffer { elem, .. } | Shape::Aggregate { ty: elem, .. } => elem,
+        _ => return vec![],
+    };
+    if !matches!(elem, CType::Struct(_)) {
+        return vec![];
+    }
+    pointer_members(prog, elem)
+        .into_iter()
+        .filter(|(_, p, t)| {
+            matches!(t.pointee(), Some(CType::Func(_)))
+                && p.rsplit('.')
+                    .next()
+                    .is_some_and(|m| alpha.members.contains(m))
+        })
+        .map(|(off, p, _)| (off, p))
+        .take(MAX_LINKS)
+        .collect()
+}
+
+/// Function-pointer members pointed at stubs ([`Link::function`], named by their access:
+/// `m->procs.alloc`), in the input's object and in the struct buffers of its first-level
+/// `links`: code that calls through them (a vtable of allocators or readers) gets past the
+/// call only with them, and what each returns is the world's, as for a function the file
+/// does not define.
+fn function_links(
+    prog: &Program,
+    shape: &Shape,
+    name: &str,
+    links: &[Link],
+    alpha: &Alphabet,
+) -> Vec<Link> {
+    let sep = match shape {
+        Shape::Buffer { .. } => "->",
+        _ => ".",
+    };
+    let mut out: Vec<Link> = function_slots(prog, shape, alpha)
+        .into_iter()
+        .map(|(off, p)| Link::function(vec![off], format!("{name}{sep}{}", &p[1..])))
+        .collect();
+    for l in links
+        .iter()
+        .filter(|l| l.path.len() == 1 && l.into.is_none())
+    {
+        let Some((access, e)) = link_target(prog, shape, name, &l.path) else {
+            continue;
+        };
+        let inner = Shape::Buffer {
+            elem_size: prog.size_of(&e),
+            elem: e,
+        };
+        for (off, p) in function_slots(prog, &inner, alpha) {
+            out.push(Link::function(
+                vec![l.path[0], off],
+                format!("{access}->{}", &p[1..]),
+            ));
+        }
     }
     out
 }

@@ -164,6 +164,9 @@ struct RunLog {
     coverage: RefCell<Option<std::collections::HashSet<u64>>>,
     /// Which version runs now: 0 the old one, 1 the new one.
     side: Cell<u64>,
+    /// The return types of the stubs behind function-pointer members the runs called (no
+    /// declaration names them).
+    stub_types: RefCell<Vec<(String, CType)>>,
 }
 
 impl RunLog {
@@ -179,6 +182,16 @@ impl RunLog {
                         | u64::from(failed) << 7
                         | u64::from(held),
                 );
+            }
+        }
+        for n in it.env_called() {
+            let mut types = self.stub_types.borrow_mut();
+            if it.is_stub(n) {
+                if let Some(t) = it.env_return_type(n) {
+                    if !types.iter().any(|(m, _)| m == n) {
+                        types.push((n.clone(), t.clone()));
+                    }
+                }
             }
         }
         for list in [&self.env, &self.last] {
@@ -846,6 +859,9 @@ impl Runner<'_> {
     /// The declared return type of environment function `name` (the old version's
     /// declaration, else the new one's).
     fn return_type(&self, name: &str) -> CType {
+        if let Some((_, t)) = self.log.stub_types.borrow().iter().find(|(n, _)| n == name) {
+            return t.clone();
+        }
         let declared = |p: &Program| p.externs.iter().any(|(n, _)| n == name);
         match declared(&self.old.program) || !declared(&self.new.program) {
             true => return_type(&self.old.program, name),

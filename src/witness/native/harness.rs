@@ -210,6 +210,11 @@ pub(super) fn harness(
             _ if links.is_empty() => String::new(),
             _ => return Err(format!("parameter `{name}` links members of no object")),
         };
+        if links.iter().any(|l| l.func.is_some()) {
+            return Err(format!(
+                "parameter `{name}` has function-pointer members the witness points at functions of its own, which the harness does not define"
+            ));
+        }
         // The fresh buffers first (a link may point into a later one), then the pointers.
         for (j, l) in links.iter().enumerate().filter(|(_, l)| l.into.is_none()) {
             let b = &l.bytes;
