@@ -303,3 +303,27 @@ fn a_called_function_pointer_member_gets_a_function_of_the_witness() {
     let notes = f["notes"].to_string();
     assert!(notes.contains("function-pointer members"), "{notes}");
 }
+
+/// A witness the coverage-guided search finds is made plain before it is shown: here any `x`
+/// shows the difference once `cur()` returns a string, and the mutations reach some random
+/// `x` first; the witness states `x = 0`.
+#[test]
+fn a_found_witness_is_shrunk_to_plain_values() {
+    let src = |bump: &str| {
+        format!(
+            "#include <string.h>\nconst char *cur(void);\n\
+             int f(int x)\n{{\n    const char *d = cur();\n    return (int)strlen(d) + x{bump};\n}}\n"
+        )
+    };
+    let (_d, o, n) = pair(&src(""), &src(" + 1"));
+    let f = function(&o, &n, &["--validate", "native"]);
+    assert_eq!(f["verdict"], "different", "{f:#}");
+    let w = &f["witness"];
+    assert_eq!(w["inputs"]["x"], "0", "{w:#}");
+    assert!(
+        w["validated_by"]
+            .as_str()
+            .is_some_and(|s| s.contains("native")),
+        "{w:#}"
+    );
+}

@@ -170,6 +170,49 @@ fn fingerprint(seed: &Seed) -> u64 {
     h.finish()
 }
 
+const STRATEGY: &str = "search (coverage-guided)";
+
+/// Runs [`shrink`] may make.
+const SHRINK_RUNS: usize = 64;
+
+/// A plainer witness near `w` (found on `inputs`, in the runner's current world): each integer
+/// scalar made 0, 1 or half its value while the versions still differ, so that a reader sees
+/// `x = 0` rather than a random number the mutations happened to reach.
+fn shrink(r: &mut Runner, mut inputs: Vec<Input>, mut w: Witness) -> Witness {
+    let mut runs = 0;
+    for k in 0..inputs.len() {
+        if !r.params[k].ty.is_integer() {
+            continue;
+        }
+        while let Input::Scalar(text) = &inputs[k] {
+            let Ok(v) = text.parse::<i128>() else {
+                break;
+            };
+            let mut better = None;
+            for c in [0, 1, v / 2] {
+                if c.abs() >= v.abs() || runs >= SHRINK_RUNS || r.exhausted() {
+                    continue;
+                }
+                runs += 1;
+                let mut t = inputs.clone();
+                t[k] = Input::Scalar(c.to_string());
+                if let Some(x) = r.try_inputs(&t, STRATEGY) {
+                    better = Some((t, x));
+                    break;
+                }
+            }
+            match better {
+                Some((t, x)) => {
+                    inputs = t;
+                    w = x;
+                }
+                None => break,
+            }
+        }
+    }
+    w
+}
+
 /// Run `seed`; keep it in the corpus when its runs covered something new.
 fn try_seed(
     r: &mut Runner,
@@ -178,9 +221,9 @@ fn try_seed(
     corpus: &mut Vec<Seed>,
 ) -> Option<Witness> {
     r.world = seed.world.clone();
-    let found = r.try_inputs(&seed.inputs, "search (coverage-guided)");
-    if found.is_some() {
-        return found;
+    let found = r.try_inputs(&seed.inputs, STRATEGY);
+    if let Some(w) = found {
+        return Some(shrink(r, seed.inputs.clone(), w));
     }
     let cov = r.log.coverage.borrow();
     let mut new = false;
