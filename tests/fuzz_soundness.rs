@@ -11,8 +11,8 @@
 
 use std::process::Command;
 
-/// Pairs in the suite's run: pair i is built around construct i mod 22, so 120 pairs cover each
-/// five or six times; with the debug build of dizy and 60 oracle inputs per pair this is a few minutes
+/// Pairs in the suite's run: pair i is built around construct i mod 24, so 120 pairs cover each
+/// five times; with the debug build of dizy and 60 oracle inputs per pair this is a few minutes
 /// of CI on 2 cores.
 const PAIRS: &str = "120";
 
@@ -121,8 +121,9 @@ fn last_line(out: &str) -> &str {
 fn oracle_catches_a_lying_dizy() {
     let tmp = tempfile::tempdir().unwrap();
     let always_eq = liar(tmp.path(), "always-equivalent", "equivalent", "null");
+    // (seed 4: some of its first 12 pairs differ natively)
     let (code, out) = fuzz(
-        &["--pairs", "12", "--seed", "3", "--determinism-every", "0"],
+        &["--pairs", "12", "--seed", "4", "--determinism-every", "0"],
         &always_eq,
     );
     let last = last_line(&out);

@@ -45,6 +45,8 @@ pub const CONSTRUCTS: &[&str] = &[
     "char buffer+size_t",
     "string",
     "alias",
+    "pointer member",
+    "malloc/free",
     "local array",
     "global",
     "global array",
@@ -208,6 +210,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
                     out.insert("int->float");
                 }
             }
+            Expr::Lib(n, _) if n == "malloc" => {
+                out.insert("malloc/free");
+            }
             Expr::Lib(n, _) if n == "putchar" => {
                 out.insert("putchar");
             }
@@ -288,6 +293,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             }
             (Role::Alias, _) => {
                 out.insert("alias");
+            }
+            (Role::Rec { .. }, _) => {
+                out.insert("pointer member");
             }
             _ => {}
         }

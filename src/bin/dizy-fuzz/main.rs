@@ -5,7 +5,7 @@
 //! verdicts — whose last line is `N pairs: U unsound, W false witnesses, C crashes, T timeouts`,
 //! exit status 1 when any of those (or nondeterminism, or an oracle error) is non-zero. Pipeline
 //! per pair: `gen` writes a random program around the pair's main construct (pair i:
-//! `gen::FEATURES[i % 22]`, so every run of a few dozen pairs covers them all), `mutate` derives
+//! `gen::FEATURES[i % 24]`, so every run of a few dozen pairs covers them all), `mutate` derives
 //! a second version, `check` runs dizy (subprocess, hard-killed after its `--timeout`) and the
 //! native `oracle` (gcc with ASan and UBSan, both versions in one harness, each run in its own
 //! process per input) and compares; a failing pair is shrunk by `minimize` and saved as a

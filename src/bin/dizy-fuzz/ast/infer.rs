@@ -154,6 +154,8 @@ impl<'a> Env<'a> {
             Expr::Lib(n, _) => match n.as_str() {
                 "strlen" => Ty::I(IntK::SizeT),
                 "fabs" | "sqrt" | "copysign" => Ty::F64,
+                // `void *` in C; the generator only assigns it to an `int *`
+                "malloc" => Ty::Ptr(Box::new(INT), false),
                 _ => INT,
             },
             Expr::CallPtr(p, _) => {

@@ -241,6 +241,9 @@ pub enum Role {
     Str,
     /// A pointer to one `int` that may be the same object as another `Alias` parameter.
     Alias,
+    /// A pointer to one `struct rec { int n; int *p; }` whose member `p` is null or points to
+    /// `cap` `int`s of their own (a linked member).
+    Rec { cap: usize },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,6 +22,9 @@ fn includes(p: &Program) -> String {
     if text.contains("printf(") || text.contains("putchar(") {
         s.push_str("#include <stdio.h>\n");
     }
+    if text.contains("malloc(") {
+        s.push_str("#include <stdlib.h>\n");
+    }
     if text.contains("strlen(") {
         s.push_str("#include <string.h>\n");
     }

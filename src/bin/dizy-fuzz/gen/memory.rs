@@ -70,11 +70,7 @@ impl Gen<'_> {
         params.push(param(lt, "n", Role::Len { buf: bi }));
         sc.ints.push(Expr::var("n"));
         let i = self.counter_var();
-        let mut inner = sc.clone();
-        inner.loops = false;
-        inner.loop_depth += 1;
-        inner.ctx.in_loop = true;
-        inner.ctx.top = false;
+        let mut inner = sc.loop_body();
         let elem = Expr::index(Expr::var("buf"), Expr::var(&i));
         inner.ints.push(elem.clone());
         inner.int_lv.push(elem.clone());
@@ -133,11 +129,7 @@ impl Gen<'_> {
         ));
         sc.strs.push("str".into());
         let i = self.counter_var();
-        let mut inner = sc.clone();
-        inner.loops = false;
-        inner.loop_depth += 1;
-        inner.ctx.in_loop = true;
-        inner.ctx.top = false;
+        let mut inner = sc.loop_body();
         let ch = Expr::index(Expr::var("str"), Expr::var(&i));
         inner.ints.push(ch.clone());
         inner.ints.push(Expr::var(&i));
@@ -424,5 +416,104 @@ impl Gen<'_> {
             self.iexpr(sc, 1)
         };
         snippets.push(vec![Stmt::Assign(Expr::var("cnt"), Some(Op::Add), e)]);
+    }
+}
+
+impl Gen<'_> {
+    /// `record`: a pointer to a struct whose member points to a buffer of its own (or is null),
+    /// walked up to its count member clamped to the buffer's capacity.
+    pub(super) fn add_record(&mut self, b: &mut Parts) {
+        let Parts {
+            p,
+            sc,
+            params,
+            snippets,
+            ..
+        } = b;
+        let cap = 2 + self.rng.below(4);
+        p.types.push(TypeDef::Struct {
+            tag: "rec".into(),
+            fields: vec![
+                (INT, "n".into()),
+                (Ty::Ptr(Box::new(INT), false), "p".into()),
+            ],
+            widths: vec![],
+        });
+        params.push(param(
+            Ty::Ptr(Box::new(Ty::Struct("rec".into())), false),
+            "r",
+            Role::Rec { cap },
+        ));
+        let rec = Expr::deref(Expr::var("r"));
+        let n = Expr::field(rec.clone(), "n");
+        let ptr = Expr::field(rec, "p");
+        sc.ints.push(n.clone());
+        sc.int_lv.push(n.clone());
+        let i = self.counter_var();
+        let elem = Expr::index(ptr.clone(), Expr::var(&i));
+        let mut inner = sc.loop_body();
+        inner.ints.push(elem.clone());
+        inner.int_lv.push(elem.clone());
+        inner.ints.push(Expr::var(&i));
+        let x = self.rng.pick(&sc.int_lv).clone();
+        let e = self.iexpr(&inner, 2);
+        let op = *self
+            .rng
+            .pick(&[None, Some(Op::Add), Some(Op::Xor), Some(Op::Sub)]);
+        let mut body = vec![
+            Stmt::Assign(elem.clone(), op, e),
+            Stmt::Assign(x, Some(Op::Add), elem),
+        ];
+        self.rng.shuffle(&mut body);
+        if self.rng.chance(40) {
+            body.push(self.stmt(&mut inner, 1));
+        }
+        let walk = Stmt::For(i, Bound::Clamp(n, cap as i64), body);
+        snippets.push(vec![Stmt::If(
+            Expr::bin(Op::Ne, ptr, Expr::Int(0)),
+            vec![walk],
+            vec![],
+        )]);
+    }
+
+    /// `heap`: a block from `malloc`, filled, read at a masked index and freed (allocated where
+    /// it is used, so that a backward `goto` allocates it again).
+    pub(super) fn add_heap(&mut self, b: &mut Parts) {
+        let Parts {
+            sc,
+            locals,
+            snippets,
+            ..
+        } = b;
+        let len = *self.rng.pick(&[2i64, 4, 8]);
+        locals.push(local(Ty::Ptr(Box::new(INT), false), "h", int_init(0)));
+        let h = Expr::var("h");
+        let i = self.counter_var();
+        let mut inner = sc.loop_body();
+        inner.ints.push(Expr::var(&i));
+        let fill = self.iexpr(&inner, 2);
+        let at = Expr::bin(Op::And, self.iexpr(sc, 1), Expr::Int(len - 1));
+        let x = self.rng.pick(&sc.int_lv).clone();
+        let body = vec![
+            Stmt::For(
+                i.clone(),
+                Bound::Const(len),
+                vec![Stmt::Assign(
+                    Expr::index(h.clone(), Expr::var(&i)),
+                    None,
+                    fill,
+                )],
+            ),
+            Stmt::Assign(x, Some(Op::Add), Expr::index(h.clone(), at)),
+            Stmt::Call(Expr::Lib("free".into(), vec![h.clone()])),
+        ];
+        snippets.push(vec![
+            Stmt::Assign(
+                h.clone(),
+                None,
+                Expr::Lib("malloc".into(), vec![Expr::Int(4 * len)]),
+            ),
+            Stmt::If(Expr::bin(Op::Ne, h, Expr::Int(0)), body, vec![]),
+        ]);
     }
 }

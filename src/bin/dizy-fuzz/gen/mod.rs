@@ -10,7 +10,8 @@
 //! that may alias, local arrays, globals of every storage class with initializers, static locals,
 //! `switch` with fallthrough, forward and backward `goto`, `do`-`while`, bounded recursion,
 //! function pointers and const tables of them, `printf`/`putchar`, loops that may not
-//! terminate, names a missing project header defines (values and `case` labels), and GNU
+//! terminate, names a missing project header defines (values and `case` labels), a struct
+//! reached through a pointer whose member points to a buffer (`r->p[i]`), a `malloc`ed block, and GNU
 //! statement expressions (typed `max`, declarations that shadow, loops with
 //! `break`/`continue` inside, side effects where they are sequenced; see [`stmtexpr`]). First
 //! stage of the fuzzer: `mutate` derives the second version, `oracle` runs both.
@@ -78,7 +79,7 @@ pub fn pair_seed(seed: u64, index: u64) -> u64 {
 /// The constructs a program may be built around; pair `i` of a run always contains
 /// `FEATURES[i % FEATURES.len()]` (plus others at random), so that every run of a few dozen
 /// pairs covers all of them.
-pub const FEATURES: [&str; 22] = [
+pub const FEATURES: [&str; 24] = [
     "widths",
     "float",
     "struct",
@@ -101,19 +102,22 @@ pub const FEATURES: [&str; 22] = [
     "bool",
     "stmt-expr",
     "config",
+    "record",
+    "heap",
 ];
 
 /// The generator's versions: a seed of an earlier run gives the same pairs again with the
 /// generation it ran with. 1: before `<ctype.h>` calls; 2: before missing-header names
-/// (`config`); 3: before bit-fields in structs; 4: the current one.
-pub const GENERATION: u8 = 4;
+/// (`config`); 3: before bit-fields in structs; 4: before pointer members (`record`) and `malloc`
+/// (`heap`); 5: the current one.
+pub const GENERATION: u8 = 5;
 
 /// The constructs of generation `g` (each generation keeps the earlier list as its prefix).
 pub fn feature_list(g: u8) -> &'static [&'static str] {
-    if g < 3 {
-        &FEATURES[..21]
-    } else {
-        &FEATURES
+    match g {
+        0..=2 => &FEATURES[..21],
+        3 | 4 => &FEATURES[..22],
+        _ => &FEATURES,
     }
 }
 
@@ -171,6 +175,17 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The scope inside the body of a loop the generator adds at this point (no loops nest in
+    /// it).
+    pub fn loop_body(&self) -> Scope {
+        let mut inner = self.clone();
+        inner.loops = false;
+        inner.loop_depth += 1;
+        inner.ctx.in_loop = true;
+        inner.ctx.top = false;
+        inner
+    }
+
     /// The plain integer variables (not array elements or fields) of `ints`.
     pub fn int_vars(&self) -> Vec<Expr> {
         self.ints
@@ -384,6 +399,8 @@ impl<'r> Gen<'r> {
                 "hang" => self.add_hang(&mut b),
                 "stmt-expr" => self.add_stmt_expr(&mut b),
                 "config" => self.add_config(&mut b),
+                "record" => self.add_record(&mut b),
+                "heap" => self.add_heap(&mut b),
                 _ => {}
             }
         }

@@ -110,9 +110,12 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                     if rng.chance(25) {
                         let inner = std::mem::replace(e, Expr::Int(0));
                         *e = Expr::Un(Un::Not, Box::new(inner));
-                    } else if rng.chance(15) {
+                    } else if rng.chance(15)
+                        && matches!(e, Expr::Bin(_, a, b) if env.is_arith(a) && env.is_arith(b))
+                    {
                         // Both operands negated, mirrored: the same test for signed and
-                        // floating operands, another one where a side is unsigned (wraps).
+                        // floating operands, another one where a side is unsigned (wraps);
+                        // never a pointer (`-p` is not C).
                         negate_comparison(e);
                     } else if let Expr::Bin(op, _, _) = e {
                         *op = match op {

@@ -203,6 +203,30 @@ impl Harness<'_> {
                 (Role::Str, _) => {
                     let _ = writeln!(s, "    char *{a} = rds();");
                 }
+                (Role::Rec { cap }, Ty::Ptr(t, _)) => {
+                    // the struct, then whether its member is non-null and the member's buffer
+                    // (kept in `m{k}`: what the call leaves there is observed even if it moves
+                    // the member)
+                    let d = self.pr.decl(&Ty::Ptr(t.clone(), false), &a);
+                    let _ = writeln!(s, "    {d} = malloc(sizeof(*{a}));");
+                    let _ = writeln!(s, "    memset({a}, 0, sizeof(*{a}));");
+                    self.read(t, &format!("(*{a})"), 0, s);
+                    // (`cap` elements from the oracle; a witness's may have another count)
+                    let _ = writeln!(s, "    int nn{k} = (int)rdu();");
+                    let _ = writeln!(
+                        s,
+                        "    int cn{k} = (int)rdu(); /* {cap} unless a witness says */"
+                    );
+                    let _ = writeln!(
+                        s,
+                        "    int *m{k} = malloc(sizeof(int) * (cn{k} ? cn{k} : 1));"
+                    );
+                    let _ = writeln!(
+                        s,
+                        "    for (int k0 = 0; k0 < cn{k}; k0++) m{k}[k0] = (int)rdu();"
+                    );
+                    let _ = writeln!(s, "    {a}->p = nn{k} ? m{k} : 0;");
+                }
                 (Role::Alias, Ty::Ptr(t, _)) => {
                     let d = self.pr.decl(&Ty::Ptr(t.clone(), false), &a);
                     let _ = writeln!(s, "    {d};");
@@ -252,6 +276,21 @@ impl Harness<'_> {
                 (Role::Buf { cap, .. }, Ty::Ptr(t, _)) => {
                     let _ = writeln!(s, "    fputs(\" P:{}=\", rec);", pa.name);
                     self.canon(&Ty::Arr(t.clone(), *cap), &a, 0, s);
+                }
+                (Role::Rec { .. }, Ty::Ptr(t, _)) => {
+                    let _ = writeln!(s, "    fputs(\" P:{}=\", rec);", pa.name);
+                    self.canon(t, &format!("(*{a})"), 0, s);
+                    let _ = writeln!(s, "    fputs(\" P:{}->p=\", rec);", pa.name);
+                    let _ = writeln!(
+                        s,
+                        "    fputs({a}->p == 0 ? \"null\" : {a}->p == m{k} ? \"same\" : \"moved\", rec);"
+                    );
+                    let _ = writeln!(s, "    fputc('[', rec);");
+                    let _ = writeln!(
+                        s,
+                        "    for (int k0 = 0; k0 < cn{k}; k0++) {{ if (k0) fputc(',', rec); ci(m{k}[k0]); }}"
+                    );
+                    let _ = writeln!(s, "    fputc(']', rec);");
                 }
                 _ => {}
             }

@@ -419,6 +419,13 @@ impl Inputs<'_> {
                 Val::Elems((0..cap).map(|_| self.small_elem(&pointee, mode)).collect())
             }
             Role::Str => self.string(mode),
+            Role::Rec { cap } => {
+                let cap = *cap;
+                let n = self.small_elem(&INT, mode);
+                let null = mode != Mode::Zero && self.rng.chance(15);
+                let elems = (0..cap).map(|_| self.small_elem(&INT, mode)).collect();
+                rec_val(n, !null, elems)
+            }
             Role::Alias => {
                 let first = self.p.main.params[..k]
                     .iter()
@@ -589,20 +596,71 @@ pub fn input_from_witness(
                         }
                         // A misaligned buffer (`misalignment`) is given aligned: dizy only
                         // misaligns byte buffers, and generated code never looks at addresses.
-                        "buffer" => {
-                            let bytes: Vec<u8> = m["bytes"]
-                                .as_array()?
-                                .iter()
-                                .map(|b| b.as_u64().map(|x| x as u8))
-                                .collect::<Option<_>>()?;
-                            buffer_val(role, t, &bytes)
-                        }
+                        "buffer" => match role {
+                            Role::Rec { .. } => rec_from_witness(m),
+                            _ => buffer_val(role, t, &json_bytes(&m["bytes"])?),
+                        },
                         _ => None,
                     }
                 }
                 _ => None,
             }
         })
+        .collect()
+}
+
+/// A `Role::Rec` argument: the struct (its `int n`), whether its member is non-null, the number
+/// of `int`s in the member's buffer and the buffer (read in this order by the harness).
+fn rec_val(n: Val, nonnull: bool, elems: Vec<Val>) -> Val {
+    Val::Fields(vec![
+        ("n".into(), n),
+        ("p!=0".into(), Val::I(i128::from(nonnull))),
+        ("#p".into(), Val::I(elems.len() as i128)),
+        ("*p".into(), Val::Elems(elems)),
+    ])
+}
+
+/// A `Role::Rec` argument from dizy's witness: the struct's bytes (`int n` at 0, the pointer
+/// at 8) and its linked member's buffer (`pointees`, path `[8]`), given to the harness with
+/// exactly dizy's size (whole `int`s); a null member has no pointee. dizy may pass an array of such structs; the
+/// harness passes one, which is all generated code reads (`(*r)`): a run of dizy's that read
+/// past it would show natively as an invalid access, so a witness relying on it fails.
+fn rec_from_witness(m: &serde_json::Value) -> Option<Val> {
+    let bytes = json_bytes(&m["bytes"])?;
+    if bytes.is_empty() || !bytes.len().is_multiple_of(16) {
+        return None;
+    }
+    let n = Val::I(i128::from(i32::from_le_bytes(bytes[..4].try_into().ok()?)));
+    let link = m["pointees"].as_array().into_iter().flatten().find(|l| {
+        l["path"]
+            .as_array()
+            .is_some_and(|p| p.len() == 1 && p[0] == 8)
+    });
+    let Some(link) = link else {
+        // dizy prints a non-null member it links; without a link the member is null
+        return bytes[8..16]
+            .iter()
+            .all(|b| *b == 0)
+            .then(|| rec_val(n, false, vec![]));
+    };
+    if link.get("into").is_some_and(|v| !v.is_null())
+        || link.get("function").is_some_and(|v| !v.is_null())
+    {
+        return None;
+    }
+    let bytes = json_bytes(&link["bytes"])?;
+    let cap = bytes.len() / 4;
+    let elems = buffer_val(&Role::Buf { cap, len: 0 }, &INT, &bytes)?;
+    match elems {
+        Val::Elems(es) => Some(rec_val(n, true, es)),
+        _ => None,
+    }
+}
+
+fn json_bytes(v: &serde_json::Value) -> Option<Vec<u8>> {
+    v.as_array()?
+        .iter()
+        .map(|b| b.as_u64().map(|x| x as u8))
         .collect()
 }
 
