@@ -920,3 +920,39 @@ fn special(x: f64) -> Option<String> {
         _ => None,
     }
 }
+
+/// GCC's integer bit builtins (`__builtin_bswap32`, `__builtin_clz`, `__builtin_popcountl`,
+/// `__builtin_ffsll`, …), which no header declares since the compiler knows them: their
+/// prototypes. The frontend declares them where they are called (glibc's `<endian.h>` and
+/// `<byteswap.h>` inline functions call them), the interpreter runs them.
+pub fn bit_builtin(name: &str) -> Option<FuncType> {
+    let rest = name.strip_prefix("__builtin_")?;
+    let uint = |bits: u8| CType::Int {
+        bits,
+        signed: false,
+    };
+    let f = |p: CType, ret: CType| FuncType {
+        ret,
+        params: vec![p],
+        variadic: false,
+    };
+    if let Some(w) = rest.strip_prefix("bswap") {
+        let bits: u8 = match w {
+            "16" => 16,
+            "32" => 32,
+            "64" => 64,
+            _ => return None,
+        };
+        return Some(f(uint(bits), uint(bits)));
+    }
+    let (op, suffix) = ["clrsb", "clz", "ctz", "popcount", "parity", "ffs"]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op).map(|s| (*op, s)))?;
+    let bits = match suffix {
+        "" => 32,
+        "l" | "ll" => 64,
+        _ => return None,
+    };
+    let signed = matches!(op, "ffs" | "clrsb");
+    Some(f(CType::Int { bits, signed }, CType::INT))
+}

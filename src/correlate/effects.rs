@@ -39,6 +39,28 @@ pub const PURE_FUNCTIONS: &[&str] = &[
     "strchr",
     "strrchr",
     "__builtin_expect",
+    // GCC's bit builtins (`crate::ir::bit_builtin`)
+    "__builtin_bswap16",
+    "__builtin_bswap32",
+    "__builtin_bswap64",
+    "__builtin_clz",
+    "__builtin_clzl",
+    "__builtin_clzll",
+    "__builtin_ctz",
+    "__builtin_ctzl",
+    "__builtin_ctzll",
+    "__builtin_clrsb",
+    "__builtin_clrsbl",
+    "__builtin_clrsbll",
+    "__builtin_popcount",
+    "__builtin_popcountl",
+    "__builtin_popcountll",
+    "__builtin_parity",
+    "__builtin_parityl",
+    "__builtin_parityll",
+    "__builtin_ffs",
+    "__builtin_ffsl",
+    "__builtin_ffsll",
     // Mathematics that is exact and never sets `errno`.
     "fabs",
     "fabsf",
@@ -304,4 +326,28 @@ pub fn immutable_globals(p: &GclProgram) -> HashSet<String> {
         .filter(|&i| (globals[i].is_static || !outside) && unique(i))
         .map(|i| globals[i].name.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every bit builtin the frontend declares is pure here, and no other name of that family.
+    #[test]
+    fn bit_builtins_are_pure() {
+        let mut names = vec![];
+        for w in ["16", "32", "64", "8"] {
+            names.push(format!("__builtin_bswap{w}"));
+        }
+        for op in ["clz", "ctz", "clrsb", "popcount", "parity", "ffs", "clo"] {
+            for suffix in ["", "l", "ll", "lll"] {
+                names.push(format!("__builtin_{op}{suffix}"));
+            }
+        }
+        for n in &names {
+            assert_eq!(
+                crate::ir::bit_builtin(n).is_some(),
+                super::PURE_FUNCTIONS.contains(&n.as_str()),
+                "{n}"
+            );
+        }
+    }
 }

@@ -19,6 +19,7 @@ pub(super) fn is_builtin(name: &str) -> bool {
         || super::heap::HEAP_FUNCTIONS.contains(&name)
         || super::strings::STRING_FUNCTIONS.contains(&name)
         || super::ctype::knows(name)
+        || crate::ir::bit_builtin(name).is_some()
         || super::libm::call(name, &[]).is_some()
 }
 
@@ -546,6 +547,13 @@ impl<'a> Interp<'a> {
         let want = |n: usize| self.arity(name, &vals, n);
         if let Some(r) = super::libm::call(name, &vals) {
             return r.or_else(|msg| self.unsupported(msg));
+        }
+        if let Some(r) = super::bits::call(name, int(0)) {
+            want(1)?;
+            return match r {
+                Ok((v, t)) => Ok((Value::Int(v), t)),
+                Err(msg) => self.ub(msg),
+            };
         }
         if super::ctype::knows(name) {
             want(1)?;

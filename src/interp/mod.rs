@@ -13,6 +13,7 @@
 //! `memory`); pointers are addresses encoding (object, offset). Globals are initialized when the
 //! interpreter is created and keep their values across calls of the same `Interp`.
 
+mod bits;
 mod ctype;
 mod eval;
 mod exec;

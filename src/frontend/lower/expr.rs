@@ -750,21 +750,28 @@ impl Ctx<'_> {
                 }
                 let ft = match self.funcs.get(&name) {
                     Some(ft) => ft.clone(),
-                    None => {
-                        let ret = self
-                            .assumed_pointer
-                            .get(&name)
-                            .cloned()
-                            .unwrap_or(CType::INT);
-                        let ft = FuncType {
-                            ret,
-                            params: vec![],
-                            variadic: true,
-                        };
-                        self.undeclared_calls.push(name.clone());
-                        self.declare_func(&name, ft.clone());
-                        ft
-                    }
+                    // GCC's bit builtins have prototypes no header declares
+                    None => match crate::ir::bit_builtin(&name) {
+                        Some(ft) => {
+                            self.declare_func(&name, ft.clone());
+                            ft
+                        }
+                        None => {
+                            let ret = self
+                                .assumed_pointer
+                                .get(&name)
+                                .cloned()
+                                .unwrap_or(CType::INT);
+                            let ft = FuncType {
+                                ret,
+                                params: vec![],
+                                variadic: true,
+                            };
+                            self.undeclared_calls.push(name.clone());
+                            self.declare_func(&name, ft.clone());
+                            ft
+                        }
+                    },
                 };
                 (Callee::Direct(name), ft)
             }
