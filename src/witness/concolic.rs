@@ -46,6 +46,10 @@ pub(super) fn search(
     start: Vec<Vec<i128>>,
     deadline: Instant,
 ) -> Option<Witness> {
+    let start = start
+        .into_iter()
+        .map(|v| v.iter().map(i128::to_string).collect())
+        .collect();
     // As for the path search: a failure inside the z3 bindings loses this strategy, not the run.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         explore(c, r, start, deadline)
@@ -57,7 +61,7 @@ pub(super) fn search(
 fn explore(
     c: &Correlated,
     r: &mut Runner,
-    mut pending: Vec<Vec<i128>>,
+    mut pending: Vec<Vec<String>>,
     deadline: Instant,
 ) -> Option<Witness> {
     let f = c.product();
@@ -68,7 +72,7 @@ fn explore(
     let mut ps = super::smt::PathSolver::new(&ctx, c, None, r.params.len())?;
     let mut traces: Vec<Trace> = vec![];
     let mut negated: HashSet<u64> = HashSet::new();
-    let mut ran: HashSet<Vec<i128>> = HashSet::new();
+    let mut ran: HashSet<Vec<String>> = HashSet::new();
     // 0: the old version drives, 1: the new one.
     let mut driver = 0usize;
     let owns = |at: u32, side: usize| {
@@ -89,7 +93,7 @@ fn explore(
             if !ran.insert(vals.clone()) {
                 continue;
             }
-            if let Some(w) = r.try_values(&vals, "concolic") {
+            if let Some(w) = r.try_literals(&vals, "concolic") {
                 return Some(w);
             }
             if let Some(edges) = product_trace(c, r, &vals) {
@@ -135,11 +139,11 @@ fn explore(
     }
 }
 
-/// The branch outcomes of the product on `vals` (a run stopped by undefined behaviour or the
-/// budget still gives the prefix it followed).
-pub(super) fn product_trace(c: &Correlated, r: &Runner, vals: &[i128]) -> Option<Vec<Edge>> {
+/// The branch outcomes of the product on `vals`, C literals (a run stopped by undefined
+/// behaviour or the budget still gives the prefix it followed).
+pub(super) fn product_trace(c: &Correlated, r: &Runner, vals: &[String]) -> Option<Vec<Edge>> {
     // The product runs on scalars only: buffers are the witness runs' business.
-    let inputs: Vec<Input> = vals.iter().map(|v| Input::Scalar(v.to_string())).collect();
+    let inputs: Vec<Input> = vals.iter().map(|v| Input::Scalar(v.clone())).collect();
     let args: Vec<Value> = r
         .args(&inputs)?
         .0

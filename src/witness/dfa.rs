@@ -473,7 +473,7 @@ fn search_paths(
                         ..world.clone()
                     };
                     let base = std::mem::replace(&mut r.world, world);
-                    found.extend(r.try_values(vals, "smt"));
+                    found.extend(r.try_literals(vals, "smt"));
                     r.world = base;
                     None::<()>
                 });
@@ -687,6 +687,43 @@ mod tests {
         );
         let w = smt_only(&p, "f").expect("witness");
         assert_eq!(input(&w, "x"), 123455);
+    }
+
+    /// Floating-point paths are solved in IEEE arithmetic: the input must make `x * 3 + 0.25`
+    /// exactly 7.75 in `float` (no boundary or small value does), `y` must be a double whose
+    /// sum with 1.0 is itself (at least 2^53, or infinite), and the conversion to int of `d / 2`
+    /// must be exactly 1000 with `d` not an integer. (Single precision and additions keep z3
+    /// fast enough for a loaded machine.)
+    #[test]
+    fn floating_needles_are_solved_in_ieee_arithmetic() {
+        // the witness's literal for the one parameter of `old`, against `return 0`
+        let solved = |old: &str, param: &str| -> String {
+            let p = pair(old, &format!("int f({param}) {{ return 0; }}"), "f");
+            let w = smt_only(&p, "f").expect("witness");
+            w.inputs[0].1.trim_end_matches('f').to_string()
+        };
+        let x: f32 = solved(
+            "int f(float x) { return x * 3.0f + 0.25f == 7.75f; }",
+            "float x",
+        )
+        .parse()
+        .expect("float literal");
+        assert_eq!(x * 3.0 + 0.25, 7.75, "x = {x}");
+        let y: f64 = solved(
+            "int f(double y) { return y + 1.0 == y && y == y; }",
+            "double y",
+        )
+        .parse()
+        .expect("double literal");
+        assert!(y + 1.0 == y, "y = {y}");
+        let d: f32 = solved(
+            "int f(float d) { return (int)(d / 2) == 1000 && d != (int)d; }",
+            "float d",
+        )
+        .parse()
+        .expect("float literal");
+        assert_eq!((d / 2.0) as i32, 1000, "d = {d}");
+        assert_ne!(d, d.trunc(), "d = {d}");
     }
 
     #[test]

@@ -83,6 +83,17 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             return Some(w);
         }
     }
+    // 1b. IEEE special values of floating parameters (scalars only: with memory the
+    // candidates above and the mutations below set them).
+    if !with_memory {
+        let typed: Vec<(String, CType)> = params
+            .iter()
+            .map(|p| (p.name.clone(), p.ty.clone()))
+            .collect();
+        if let Some(w) = float_specials(r, &typed) {
+            return Some(w);
+        }
+    }
     // 2. Symbolic: paths to the differing diff points, solved with z3; at most 60% of the time
     // left, the rest is the random search's.
     if let Some(c) = corr {
@@ -145,49 +156,6 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
         return r.try_values(&[], "search");
     }
     let params: Vec<(String, CType)> = params.into_iter().map(|p| (p.name, p.ty)).collect();
-    // Floating parameters: the values where IEEE arithmetic leaves the reals (NaN, infinities,
-    // signed zeros, the ends of exact integers, the extremes), others from the integer pool.
-    if params.iter().any(|(_, t)| t.is_float()) {
-        let specials = FLOAT_SPECIALS;
-        let ints = [
-            "0",
-            "1",
-            "-1",
-            "2",
-            "10",
-            "100",
-            "2147483647",
-            "-2147483648",
-        ];
-        let choices: Vec<Vec<&str>> = params
-            .iter()
-            .map(|(_, t)| {
-                if t.is_float() {
-                    specials.to_vec()
-                } else {
-                    ints.to_vec()
-                }
-            })
-            .collect();
-        let total: usize = choices.iter().map(Vec::len).product::<usize>().min(4096);
-        for i in 0..total {
-            let mut rest = i;
-            let vals: Vec<String> = choices
-                .iter()
-                .map(|c| {
-                    let v = c[rest % c.len()];
-                    rest /= c.len();
-                    v.to_string()
-                })
-                .collect();
-            if let Some(w) = r.try_literals(&vals, "search") {
-                return Some(w);
-            }
-            if r.exhausted() {
-                return None;
-            }
-        }
-    }
     // Two objects built from repeated parameter groups (`x1, y1, z1, x2, y2, z2`), as
     // comparisons and hash-collision checks take them: the second group equal to the first,
     // whose members differ from one another (equal objects with distinct fields).
@@ -264,6 +232,56 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
             .collect();
         if let Some(w) = r.try_values(&vals, "search") {
             return Some(w);
+        }
+    }
+    None
+}
+
+/// Floating parameters: every combination (at most 4096) of the values where IEEE arithmetic
+/// leaves the reals (NaN, infinities, signed zeros, the ends of exact integers, the extremes),
+/// the other parameters from a few integers. Cheap runs, so they come before the solver, whose
+/// floating-point queries are slow.
+fn float_specials(r: &mut Runner, params: &[(String, CType)]) -> Option<Witness> {
+    if !params.iter().any(|(_, t)| t.is_float()) {
+        return None;
+    }
+    let specials = FLOAT_SPECIALS;
+    let ints = [
+        "0",
+        "1",
+        "-1",
+        "2",
+        "10",
+        "100",
+        "2147483647",
+        "-2147483648",
+    ];
+    let choices: Vec<Vec<&str>> = params
+        .iter()
+        .map(|(_, t)| {
+            if t.is_float() {
+                specials.to_vec()
+            } else {
+                ints.to_vec()
+            }
+        })
+        .collect();
+    let total: usize = choices.iter().map(Vec::len).product::<usize>().min(4096);
+    for i in 0..total {
+        let mut rest = i;
+        let vals: Vec<String> = choices
+            .iter()
+            .map(|c| {
+                let v = c[rest % c.len()];
+                rest /= c.len();
+                v.to_string()
+            })
+            .collect();
+        if let Some(w) = r.try_literals(&vals, "search") {
+            return Some(w);
+        }
+        if r.exhausted() {
+            return None;
         }
     }
     None

@@ -74,6 +74,13 @@ pub(super) struct Enc<'ctx, 'a> {
     pub(super) externals: Vec<(String, BV<'ctx>, CType)>,
     /// The values runs give the constants of missing headers (`World::constants`), by name.
     constants: std::collections::BTreeMap<String, i128>,
+    /// Floating-point definitions (SMT-LIB text) not yet handed to the solver, and the count
+    /// of names made for them ([`super::float`]).
+    pub(super) fp_defs: Vec<String>,
+    pub(super) fp_count: usize,
+    /// Floating-point operations encoded on the current path; past [`super::float::MAX_OPS`]
+    /// their results are unconstrained, which keeps queries through long loops small.
+    pub(super) fp_ops: usize,
 }
 
 impl<'ctx, 'a> Enc<'ctx, 'a> {
@@ -89,6 +96,9 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
             under: vec![],
             params: vec![],
             externals: vec![],
+            fp_defs: vec![],
+            fp_count: 0,
+            fp_ops: 0,
             constants: crate::witness::constant_values_of(
                 c.program
                     .program

@@ -6,9 +6,10 @@
 //! division, remainder and right shifts are signed or unsigned by the operand type
 //! (`bvsdiv`/`bvsrem` truncate like C), conversions extend by the source's signedness or
 //! truncate, `_Bool` is one bit. Signed overflow, division by zero, out-of-range shifts and
-//! negative left shifts are excluded (the interpreter would reject such a witness). What is not
-//! modelled — memory reads, floating point, addresses — is a fresh unconstrained value of the
-//! right width.
+//! negative left shifts are excluded (the interpreter would reject such a witness). `float` and
+//! `double` are their IEEE encodings, computed in z3's floating-point theory ([`super::float`]).
+//! What is not modelled — memory reads, addresses, library mathematics — is a fresh
+//! unconstrained value of the right width.
 
 use z3::ast::{Ast, Bool, BV};
 
@@ -22,9 +23,12 @@ impl<'ctx> Enc<'ctx, '_> {
         Some(match &e.kind {
             ExprKind::Int(v) => match e.ty {
                 CType::Bool => self.konst(i128::from(*v != 0), 1),
-                CType::Float | CType::Double => self.fresh(w),
+                CType::Float | CType::Double => self
+                    .float_const(*v as f64, &e.ty)
+                    .unwrap_or_else(|| self.fresh(w)),
                 _ => self.konst(*v, w),
             },
+            ExprKind::Float(x) => self.float_const(*x, &e.ty).unwrap_or_else(|| self.fresh(w)),
             ExprKind::Var(v) => match &self.vars[v.index()] {
                 Some(b) if b.get_size() == w => b.clone(),
                 _ => self.fresh(w),
@@ -38,7 +42,7 @@ impl<'ctx> Enc<'ctx, '_> {
                 self.facts.push(self.nonzero(&b));
                 b
             }
-            ExprKind::Float(_) | ExprKind::Load(_) | ExprKind::Opaque(_) => self.fresh(w),
+            ExprKind::Load(_) | ExprKind::Opaque(_) => self.fresh(w),
             ExprKind::Cast(x) => self.cast(x, &e.ty, w),
             ExprKind::Unary(op, x) => self.unary(*op, x, &e.ty, w),
             ExprKind::Logic(..) => {
@@ -85,10 +89,9 @@ impl<'ctx> Enc<'ctx, '_> {
             {
                 self.truth(x)
             }
-            _ if e.ty.is_float() => {
-                self.expr(e);
-                Bool::fresh_const(self.ctx, "f")
-            }
+            _ if e.ty.is_float() => self
+                .float_truth(e)
+                .unwrap_or_else(|| Bool::fresh_const(self.ctx, "f")),
             _ => match self.expr(e) {
                 Some(b) => self.nonzero(&b),
                 None => Bool::fresh_const(self.ctx, "t"),
@@ -97,7 +100,12 @@ impl<'ctx> Enc<'ctx, '_> {
     }
 
     fn compare(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Bool<'ctx> {
-        if a.ty.is_float() || b.ty.is_float() || !is_int(&a.ty) {
+        if a.ty.is_float() || b.ty.is_float() {
+            return self
+                .float_compare(op, a, b)
+                .unwrap_or_else(|| Bool::fresh_const(self.ctx, "f"));
+        }
+        if !is_int(&a.ty) {
             self.expr(a);
             self.expr(b);
             return Bool::fresh_const(self.ctx, "f");
@@ -125,7 +133,10 @@ impl<'ctx> Enc<'ctx, '_> {
             let t = self.truth(x);
             return self.bool_bv(&t, 1);
         }
-        if to.is_float() || x.ty.is_float() || !is_int(to) || !is_int(&x.ty) {
+        if to.is_float() || x.ty.is_float() {
+            return self.float_cast(x, to).unwrap_or_else(|| self.fresh(w));
+        }
+        if !is_int(to) || !is_int(&x.ty) {
             self.expr(x);
             return self.fresh(w);
         }
@@ -136,6 +147,9 @@ impl<'ctx> Enc<'ctx, '_> {
         if op == UnOp::LogNot {
             let t = self.truth(x).not();
             return self.bool_bv(&t, w);
+        }
+        if ty.is_float() && op == UnOp::Neg {
+            return self.float_neg(x, ty).unwrap_or_else(|| self.fresh(w));
         }
         if ty.is_float() || !is_int(ty) {
             self.expr(x);
@@ -172,7 +186,12 @@ impl<'ctx> Enc<'ctx, '_> {
         if a.ty.is_pointer() || b.ty.is_pointer() {
             return self.pointer_op(op, a, b, w);
         }
-        if a.ty.is_float() || b.ty.is_float() || ty.is_float() || !is_int(ty) {
+        if ty.is_float() {
+            return self
+                .float_binary(op, a, b, ty)
+                .unwrap_or_else(|| self.fresh(w));
+        }
+        if a.ty.is_float() || b.ty.is_float() || !is_int(ty) {
             self.expr(a);
             self.expr(b);
             return self.fresh(w);

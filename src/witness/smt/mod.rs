@@ -15,6 +15,7 @@
 
 mod encode;
 mod expr;
+mod float;
 
 use std::time::Instant;
 
@@ -32,6 +33,9 @@ use encode::{signed, Enc};
 
 /// Longest single solver call.
 const CHECK_MS: u128 = 2000;
+/// Longest solver call on a path with floating-point operations: z3 bit-blasts them, and a
+/// query it cannot answer soon rarely gets answered in the other strategies' time.
+const FP_CHECK_MS: u128 = 500;
 /// Magnitude bounds tried before an unbounded model (|x| ≤ 2^k).
 const BOUNDS: [u32; 3] = [4, 8, 16];
 
@@ -51,6 +55,16 @@ fn numeral(m: &Model, v: &BV, signed: bool) -> Option<i128> {
     } else {
         x
     })
+}
+
+/// A model's value of a parameter of type `t` as a C literal: a floating value from its
+/// encoding's bits.
+fn literal(v: i128, t: &CType) -> String {
+    match t {
+        CType::Double => crate::ir::fmt_double(f64::from_bits(v as u64)),
+        CType::Float => crate::ir::fmt_float(f32::from_bits(v as u32)),
+        _ => v.to_string(),
+    }
 }
 
 /// Solves paths to one diff point: the encoding of the last path is kept edge by edge, so a path
@@ -75,6 +89,8 @@ pub(super) struct PathSolver<'ctx, 'a> {
     stack: Vec<Frame<'ctx>>,
     /// The old function's parameters (the candidates' values) and their types.
     inputs: Vec<(BV<'ctx>, CType)>,
+    /// Every floating-point definition given to the solver (SMT-LIB text), for a rebuild.
+    defs: Vec<String>,
 }
 
 /// One edge of the encoded prefix: the encoder's state before it and the facts it added,
@@ -83,6 +99,8 @@ struct Frame<'ctx> {
     edge: Edge,
     vars: Vec<Option<BV<'ctx>>>,
     guards: Vec<Bool<'ctx>>,
+    /// Floating-point operations on the path before the edge.
+    fp_ops: usize,
     act: Bool<'ctx>,
     facts: Vec<Bool<'ctx>>,
 }
@@ -118,6 +136,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             dead: 0,
             stack: vec![],
             inputs,
+            defs: vec![],
         })
     }
 
@@ -130,8 +149,13 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         deadline: Instant,
     ) -> Option<Model<'ctx>> {
         let left = deadline.checked_duration_since(Instant::now())?.as_millis();
+        let cap = if self.enc.fp_ops > 0 {
+            FP_CHECK_MS
+        } else {
+            CHECK_MS
+        };
         let mut p = Params::new(self.ctx);
-        p.set_u32("timeout", left.clamp(1, CHECK_MS) as u32);
+        p.set_u32("timeout", left.clamp(1, cap) as u32);
         self.solver.set_params(&p);
         let act = Bool::fresh_const(self.ctx, "q");
         for fact in tail.iter().chain(extra) {
@@ -149,12 +173,24 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
     /// A new solver holding the live frames' implications only.
     fn rebuild(&mut self) {
         self.solver = Solver::new(self.ctx);
+        for d in &self.defs {
+            self.solver.from_string(d.as_str());
+        }
         for f in &self.stack {
             for fact in &f.facts {
                 self.solver.assert(&f.act.implies(fact));
             }
         }
         self.dead = 0;
+    }
+
+    /// Gives the solver the encoder's new floating-point definitions: each defines fresh names
+    /// only, so they hold outside every activation literal.
+    fn take_defs(&mut self) {
+        for d in self.enc.fp_defs.drain(..) {
+            self.solver.from_string(d.as_str());
+            self.defs.push(d);
+        }
     }
 
     /// Make the encoded prefix exactly `path`; false when `deadline` passed first (it then
@@ -171,6 +207,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             self.stack.truncate(k);
             self.enc.vars = f.vars;
             self.enc.guards = f.guards;
+            self.enc.fp_ops = f.fp_ops;
         }
         let live: usize = self.stack.iter().map(|f| f.facts.len()).sum();
         if self.dead > MAX_DEAD && self.dead > 2 * live {
@@ -181,7 +218,9 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 return false;
             }
             let (vars, guards) = (self.enc.vars.clone(), self.enc.guards.clone());
+            let fp_ops = self.enc.fp_ops;
             self.enc.step(edge);
+            self.take_defs();
             let facts: Vec<Bool> = self.enc.facts.drain(..).collect();
             let act = Bool::fresh_const(self.ctx, "e");
             for fact in &facts {
@@ -191,6 +230,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 edge,
                 vars,
                 guards,
+                fp_ops,
                 act,
                 facts,
             });
@@ -216,14 +256,15 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
     }
 
     /// Solve `WP(f, path) ∧ inputs equal` (without a diff point: the path condition alone) and
-    /// offer up to `max_models` models, as values of the old function's parameters in order, to
+    /// offer up to `max_models` models, as C literals of the old function's parameters in order
+    /// (integers in decimal, floating values exactly: `0.1`, `-0.0`, `NAN`, `1.5f`), to
     /// `accept`; gives the first thing `accept` returns.
     pub fn solve<T>(
         &mut self,
         path: &[Edge],
         deadline: Instant,
         max_models: usize,
-        mut accept: impl FnMut(&[i128], &World) -> Option<T>,
+        mut accept: impl FnMut(&[String], &World) -> Option<T>,
     ) -> Option<T> {
         if !self.load(path, deadline) {
             return None;
@@ -235,13 +276,14 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
         &mut self,
         deadline: Instant,
         max_models: usize,
-        accept: &mut impl FnMut(&[i128], &World) -> Option<T>,
+        accept: &mut impl FnMut(&[String], &World) -> Option<T>,
     ) -> Option<T> {
         let ctx = self.ctx;
         // The failure condition and the models blocked so far.
         let mut tail = vec![];
         if let Some(d) = self.d {
             let f = self.enc.failure(d);
+            self.take_defs();
             tail.append(&mut self.enc.facts);
             tail.push(f);
         }
@@ -278,27 +320,27 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
                 (Some(m), _) | (None, Some(m)) => m,
                 (None, None) => self.check(&tail, &[], deadline)?,
             };
+            // integers as numbers, floating values as their encodings
             let vals: Vec<i128> = self
                 .inputs
                 .iter()
-                .map(|(b, t)| {
-                    if t.is_float() {
-                        0
-                    } else {
-                        numeral(&m, b, signed(t)).unwrap_or(0)
-                    }
-                })
+                .map(|(b, t)| numeral(&m, b, signed(t)).unwrap_or(0))
+                .collect();
+            let lits: Vec<String> = self
+                .inputs
+                .iter()
+                .zip(&vals)
+                .map(|((_, t), v)| literal(*v, t))
                 .collect();
             let world = self.world(&m);
-            if let Some(t) = accept(&vals, &world) {
+            if let Some(t) = accept(&lits, &world) {
                 return Some(t);
             }
-            // Block this model (integer inputs only) before asking for another.
+            // Block this model before asking for another.
             let others: Vec<Bool> = self
                 .inputs
                 .iter()
                 .zip(&vals)
-                .filter(|((_, t), _)| !t.is_float())
                 .map(|((b, _), v)| b._eq(&self.enc.konst(*v, b.get_size())).not())
                 .collect();
             if others.is_empty() {
@@ -365,11 +407,11 @@ mod tests {
         };
         let p = pair(&loop_src(""), &loop_src(" + (n < -7)"), "f");
         with_runner(&p, "f", |r| {
-            let path = product_trace(&p.c, r, &[300]).expect("trace");
+            let path = product_trace(&p.c, r, &["300".to_string()]).expect("trace");
             assert!(path.len() > 600, "{} edges", path.len());
             let ctx = Context::new(&Config::new());
             let mut ps = PathSolver::new(&ctx, &p.c, None, 1).expect("solver");
-            let model = |v: &[i128], _: &crate::interp::World| Some(v.to_vec());
+            let model = |v: &[String], _: &crate::interp::World| Some(v.to_vec());
             assert_eq!(ps.solve(&path, Instant::now(), 1, model), None);
             assert!(ps.stack.len() < path.len(), "loaded past the deadline");
             // Given time, the same path loads whole (reusing the prefix) and has a model.
@@ -379,7 +421,7 @@ mod tests {
                 .expect("the trace's path is feasible");
             assert_eq!(ps.stack.len(), path.len());
             assert!(
-                vals[0] >= 300,
+                vals[0].parse::<i128>().unwrap() >= 300,
                 "{vals:?} does not follow the 300-iteration path"
             );
         });
