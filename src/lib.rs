@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod cache;
+pub mod cbv;
 pub mod changes;
 pub mod config_changes;
 pub mod correlate;

@@ -60,6 +60,8 @@ pub(super) struct Analyzer<'a> {
     /// depth of its recursion ([`recursion_summary`]).
     pub(super) recursion_summary: bool,
     pub(super) stats: Stats,
+    /// Matched computations compared by z3 ([`super::smt_eq`]).
+    pub(super) smt_eq: std::cell::RefCell<super::smt_eq::SmtEq>,
     pub(super) notes: Vec<String>,
     pub(super) budget: &'a Budget,
     /// Dimensions and guards to forget at each loop head.
@@ -221,6 +223,7 @@ impl<'a> Analyzer<'a> {
             congruent_helpers,
             recursion_summary: summary,
             stats: Stats::default(),
+            smt_eq: Default::default(),
             notes: summary
                 .then(|| {
                     format!(

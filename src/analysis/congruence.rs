@@ -67,11 +67,26 @@ impl Analyzer<'_> {
             _ => return Ok(false),
         };
         for (x, y) in ea.iter().zip(eb.iter()) {
-            if !self.equal_exprs(x, y, s)? {
+            if !self.equal_exprs(x, y, s)? && !self.smt_equal(x, y, s)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// [`super::smt_eq`]: `x` and `y` equal as bit-vector functions of their leaves, the leaves
+    /// paired where [`Analyzer::equal_exprs`] proves them equal in `s`.
+    fn smt_equal(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
+        let wrap = matches!(self.semantics().overflow, super::options::Overflow::Wrap);
+        let func = &self.f.func;
+        let stable = |e: &Expr| match e.kind {
+            ExprKind::Var(v) => !func.var(v).volatile,
+            ExprKind::Guard(_) => true,
+            _ => false,
+        };
+        self.smt_eq
+            .borrow_mut()
+            .equal(x, y, wrap, &stable, |a, b| self.equal_exprs(a, b, s))
     }
 
     /// At a matched pair of induction markers ([`crate::ir::INDUCTION`]) that follow the two

@@ -27,6 +27,7 @@ mod ieee;
 mod locs;
 mod memory;
 mod options;
+mod smt_eq;
 mod state;
 mod transfer;
 mod translate;

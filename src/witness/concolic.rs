@@ -69,7 +69,8 @@ fn explore(
         return None;
     }
     let ctx = z3::Context::new(&z3::Config::new());
-    let mut ps = super::smt::PathSolver::new(&ctx, c, None, r.params.len())?;
+    let limits = (r.opts.query_ms, r.opts.float_query_ms);
+    let mut ps = super::smt::PathSolver::new(&ctx, c, None, r.params.len(), limits)?;
     let mut traces: Vec<Trace> = vec![];
     let mut negated: HashSet<u64> = HashSet::new();
     let mut ran: HashSet<Vec<String>> = HashSet::new();

@@ -457,7 +457,8 @@ fn search_paths(
                 let key = |e: &Edge| (e.at, e.taken);
                 a.0.iter().map(key).cmp(b.0.iter().map(key))
             });
-            let mut ps = super::smt::PathSolver::new(&ctx, c, Some(*d), r.params.len())?;
+            let limits = (r.opts.query_ms, r.opts.float_query_ms);
+            let mut ps = super::smt::PathSolver::new(&ctx, c, Some(*d), r.params.len(), limits)?;
             for (edges, p) in fresh {
                 if Instant::now() > deadline || r.exhausted() {
                     return None;

@@ -53,6 +53,21 @@ pub struct Options {
     /// that never ends takes a run with a budget ten times larger (the pre-pass before the
     /// analysis takes only these; the full search also shows the others).
     pub stopping_only: bool,
+    /// z3's time limit for one query of the symbolic search, and for one on a path with
+    /// floating-point operations (z3 bit-blasts them: a query it cannot answer soon rarely
+    /// gets answered in the other strategies' time).
+    #[serde(default = "query_ms")]
+    pub query_ms: u32,
+    #[serde(default = "float_query_ms")]
+    pub float_query_ms: u32,
+}
+
+fn query_ms() -> u32 {
+    2000
+}
+
+fn float_query_ms() -> u32 {
+    500
 }
 
 impl Default for Options {
@@ -64,6 +79,8 @@ impl Default for Options {
             total_steps: None,
             loop_bound: 16,
             stopping_only: false,
+            query_ms: query_ms(),
+            float_query_ms: float_query_ms(),
         }
     }
 }

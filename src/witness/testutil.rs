@@ -49,8 +49,11 @@ pub fn bench_pair(name: &str, func: &str) -> Pair {
 pub fn with_runner<T>(p: &Pair, func: &str, f: impl FnOnce(&mut Runner) -> T) -> T {
     let params = super::witness_params(&p.old.program, p.old.function(func).expect("function"))
         .expect("parameters a witness can set");
+    // generous limits: the tests run in parallel on loaded machines
     let opts = Options {
         time: Duration::from_secs(60),
+        query_ms: 20_000,
+        float_query_ms: 20_000,
         ..Default::default()
     };
     let budget = crate::limits::Budget::unlimited();

@@ -199,72 +199,12 @@ impl<'ctx> Enc<'ctx, '_> {
         let (aw, s) = arith(ty);
         let x = self.operand(a, aw);
         let y = self.operand(b, aw);
-        let r = match op {
-            BinOp::Add => {
-                if s {
-                    self.defined(x.bvadd_no_overflow(&y, true));
-                    self.defined(x.bvadd_no_underflow(&y));
-                }
-                x.bvadd(&y)
-            }
-            BinOp::Sub => {
-                if s {
-                    self.defined(x.bvsub_no_overflow(&y));
-                    self.defined(x.bvsub_no_underflow(&y, true));
-                }
-                x.bvsub(&y)
-            }
-            BinOp::Mul => {
-                if s {
-                    self.defined(x.bvmul_no_overflow(&y, true));
-                    self.defined(x.bvmul_no_underflow(&y));
-                }
-                x.bvmul(&y)
-            }
-            BinOp::Div | BinOp::Rem => {
-                self.defined(self.nonzero(&y));
-                if s {
-                    let min = self.konst(-(1i128 << (aw - 1)), aw);
-                    let m1 = self.konst(-1, aw);
-                    let ok = Bool::and(self.ctx, &[&x._eq(&min), &y._eq(&m1)]).not();
-                    self.defined(ok);
-                }
-                match (op, s) {
-                    (BinOp::Div, true) => x.bvsdiv(&y),
-                    (BinOp::Div, false) => x.bvudiv(&y),
-                    (_, true) => x.bvsrem(&y),
-                    (_, false) => x.bvurem(&y),
-                }
-            }
-            BinOp::Shl | BinOp::Shr => {
-                // The count has the left operand's type: 0 <= y < width.
-                let bits = self.konst(i128::from(aw), aw);
-                if s {
-                    self.defined(y.bvsge(&self.konst(0, aw)));
-                }
-                self.defined(y.bvult(&bits));
-                if op == BinOp::Shl {
-                    let r = x.bvshl(&y);
-                    if s {
-                        let zero = self.konst(0, aw);
-                        let ok = Bool::and(
-                            self.ctx,
-                            &[&x.bvsge(&zero), &r.bvlshr(&y)._eq(&x), &r.bvsge(&zero)],
-                        );
-                        self.defined(ok);
-                    }
-                    r
-                } else if s {
-                    x.bvashr(&y)
-                } else {
-                    x.bvlshr(&y)
-                }
-            }
-            BinOp::BitAnd => x.bvand(&y),
-            BinOp::BitOr => x.bvor(&y),
-            BinOp::BitXor => x.bvxor(&y),
-            _ => self.fresh(aw),
+        let Some((r, defined)) = crate::cbv::int_op(self.ctx, op, &x, &y, s, false) else {
+            return self.fresh(w);
         };
+        for d in defined {
+            self.defined(d);
+        }
         self.finish(r, ty, w)
     }
 

@@ -31,11 +31,6 @@ use crate::witness::dfa::Edge;
 use encode::width;
 use encode::{signed, Enc};
 
-/// Longest single solver call.
-const CHECK_MS: u128 = 2000;
-/// Longest solver call on a path with floating-point operations: z3 bit-blasts them, and a
-/// query it cannot answer soon rarely gets answered in the other strategies' time.
-const FP_CHECK_MS: u128 = 500;
 /// Magnitude bounds tried before an unbounded model (|x| ≤ 2^k).
 const BOUNDS: [u32; 3] = [4, 8, 16];
 
@@ -91,6 +86,9 @@ pub(super) struct PathSolver<'ctx, 'a> {
     inputs: Vec<(BV<'ctx>, CType)>,
     /// Every floating-point definition given to the solver (SMT-LIB text), for a rebuild.
     defs: Vec<String>,
+    /// Time limits of one query: integer paths, paths with floating-point operations
+    /// ([`crate::witness::Options::query_ms`]).
+    limits_ms: (u32, u32),
 }
 
 /// One edge of the encoded prefix: the encoder's state before it and the facts it added,
@@ -109,12 +107,14 @@ struct Frame<'ctx> {
 const MAX_DEAD: usize = 4096;
 
 impl<'ctx, 'a> PathSolver<'ctx, 'a> {
-    /// `n_params`: how many of the product's parameters are the old function's.
+    /// `n_params`: how many of the product's parameters are the old function's; `limits_ms`:
+    /// the time limits of one query on an integer path and on a floating-point one.
     pub fn new(
         ctx: &'ctx Context,
         c: &'a Correlated,
         d: Option<&'a DiffPoint>,
         n_params: usize,
+        limits_ms: (u32, u32),
     ) -> Option<Self> {
         let enc = Enc::new(ctx, c);
         let fun = &c.product().func;
@@ -137,6 +137,7 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
             stack: vec![],
             inputs,
             defs: vec![],
+            limits_ms,
         })
     }
 
@@ -150,12 +151,12 @@ impl<'ctx, 'a> PathSolver<'ctx, 'a> {
     ) -> Option<Model<'ctx>> {
         let left = deadline.checked_duration_since(Instant::now())?.as_millis();
         let cap = if self.enc.fp_ops > 0 {
-            FP_CHECK_MS
+            self.limits_ms.1
         } else {
-            CHECK_MS
+            self.limits_ms.0
         };
         let mut p = Params::new(self.ctx);
-        p.set_u32("timeout", left.clamp(1, cap) as u32);
+        p.set_u32("timeout", left.clamp(1, u128::from(cap)) as u32);
         self.solver.set_params(&p);
         let act = Bool::fresh_const(self.ctx, "q");
         for fact in tail.iter().chain(extra) {
@@ -410,7 +411,7 @@ mod tests {
             let path = product_trace(&p.c, r, &["300".to_string()]).expect("trace");
             assert!(path.len() > 600, "{} edges", path.len());
             let ctx = Context::new(&Config::new());
-            let mut ps = PathSolver::new(&ctx, &p.c, None, 1).expect("solver");
+            let mut ps = PathSolver::new(&ctx, &p.c, None, 1, (2000, 500)).expect("solver");
             let model = |v: &[String], _: &crate::interp::World| Some(v.to_vec());
             assert_eq!(ps.solve(&path, Instant::now(), 1, model), None);
             assert!(ps.stack.len() < path.len(), "loaded past the deadline");
