@@ -137,7 +137,7 @@ fn make_pair(
     g.variant = (i / gen::feature_list(generation).len() as u64) as usize;
     g.generation = generation;
     let old = g.program(Some(primary(i, generation)));
-    let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i, generation)));
+    let (new, kinds) = mutate::mutate(&old, &mut rng, Some(primary(i, generation)), generation);
     (old, new, kinds, seed)
 }
 

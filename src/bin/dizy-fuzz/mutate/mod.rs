@@ -3,7 +3,8 @@
 //! Takes a generated [`Program`], an RNG and the pair's main construct; gives a mutated copy and
 //! the names of the mutations applied. [`KINDS`] lists them: generic ones (`op`, `const`,
 //! `bound`, `cond`, `delete`, `add`, `swap-dep`, `temp-stale`; preserving: `algebra`,
-//! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`) and, per construct, at least one that changes behaviour and one
+//! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`; from
+//! generation 6 `bit-algebra` and its changing twin `bit-algebra-slip`, in [`bits`]) and, per construct, at least one that changes behaviour and one
 //! that preserves it (under dizy's contract: -0.0 equals 0.0, NaN equals NaN, struct padding and
 //! field order do not count). Some change only an initializer or a type definition, so that the
 //! text of `f` stays the same. The kind is only a label for the statistics: the oracle decides
@@ -13,6 +14,7 @@
 //! one file per family ([`generic`], [`types`], [`memory`], [`control`], [`stmtexpr`]), what
 //! they share in [`sites`].
 
+mod bits;
 mod control;
 mod generic;
 mod memory;
@@ -115,8 +117,20 @@ pub const KINDS: &[Kind] = &[
     k("stmt-expr-same", true, "stmt-expr", false),
 ];
 
+/// Kinds added by generation 6, kept apart so that earlier generations draw from the list
+/// they had (`--generation` gives their pairs again).
+pub const KINDS_6: &[Kind] = &[
+    k("bit-algebra", true, "", false),
+    k("bit-algebra-slip", false, "", false),
+];
+
+/// The kinds of generation `g`.
+fn kinds(g: u8) -> impl Iterator<Item = &'static Kind> {
+    KINDS.iter().chain(KINDS_6.iter().filter(move |_| g >= 6))
+}
+
 pub fn is_preserving(kind: &str) -> bool {
-    KINDS.iter().any(|k| k.name == kind && k.preserving)
+    kinds(u8::MAX).any(|k| k.name == kind && k.preserving)
 }
 
 /// What a mutation may look at besides the program it changes: the program and the function as
@@ -142,10 +156,11 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
         fsnap: &fsnap,
     };
     // the family of a kind is that of its construct (see `KINDS`)
-    let Some(k) = KINDS.iter().find(|k| k.name == kind) else {
+    let Some(k) = kinds(u8::MAX).find(|k| k.name == kind) else {
         return false;
     };
     match k.feature {
+        "" if kind.starts_with("bit-algebra") => bits::apply(kind, p, fi, rng, &cx),
         "" => generic::apply(kind, p, fi, rng, &cx),
         "widths" | "bool" | "enum" | "float" | "struct" | "union" => {
             types::apply(kind, p, fi, rng, &cx)
@@ -164,16 +179,22 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
 /// The second version: one mutation (sometimes two) of `f`, a helper or the program; half of
 /// them about the pair's main construct when it has mutations of its own. Gives the new program
 /// and the kinds applied.
-pub fn mutate(p: &Program, rng: &mut Rng, primary: Option<&str>) -> (Program, Vec<String>) {
+pub fn mutate(
+    p: &Program,
+    rng: &mut Rng,
+    primary: Option<&str>,
+    generation: u8,
+) -> (Program, Vec<String>) {
     let mut q = p.clone();
-    let mut kinds = vec![];
+    let mut applied = vec![];
     let n = if rng.chance(25) { 2 } else { 1 };
-    let own: Vec<&Kind> = KINDS
-        .iter()
+    let own: Vec<&Kind> = kinds(generation)
         .filter(|k| !k.feature.is_empty() && Some(k.feature) == primary)
         .collect();
-    let generic: Vec<&Kind> = KINDS.iter().filter(|k| k.feature.is_empty()).collect();
-    let specific: Vec<&Kind> = KINDS.iter().filter(|k| !k.feature.is_empty()).collect();
+    let generic: Vec<&Kind> = kinds(generation).filter(|k| k.feature.is_empty()).collect();
+    let specific: Vec<&Kind> = kinds(generation)
+        .filter(|k| !k.feature.is_empty())
+        .collect();
     for _ in 0..n {
         for attempt in 0..40 {
             let kind = if !own.is_empty() && attempt < 20 && rng.chance(65) {
@@ -195,11 +216,11 @@ pub fn mutate(p: &Program, rng: &mut Rng, primary: Option<&str>) -> (Program, Ve
             };
             let before = q.clone();
             if apply(kind.name, &mut q, fi, rng) && q != before {
-                kinds.push(kind.name.to_string());
+                applied.push(kind.name.to_string());
                 break;
             }
             q = before;
         }
     }
-    (q, kinds)
+    (q, applied)
 }
