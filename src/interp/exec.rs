@@ -89,6 +89,8 @@ impl<'a> Interp<'a> {
                                 pc: 0,
                                 objs,
                                 guards: Vec::new(),
+                                gdist: Vec::new(),
+                                vdist: Default::default(),
                             };
                             self.free_frame(&fr);
                             return Err(err);
@@ -103,6 +105,12 @@ impl<'a> Interp<'a> {
             pc: 0,
             objs,
             guards: vec![false; gf.guards.len()],
+            gdist: if self.coverage.is_some() {
+                vec![(1.0, 1.0); gf.guards.len()]
+            } else {
+                vec![]
+            },
+            vdist: Default::default(),
         };
         // Parameters are initialized from the arguments before the callee runs.
         for (p, a) in gf.func.params.iter().zip(argv) {
@@ -167,6 +175,21 @@ impl<'a> Interp<'a> {
                             h.held = h.held.saturating_add(1);
                         } else {
                             h.failed = true;
+                            // how far the guard is from holding: its literals' distances
+                            let d: f64 = ins
+                                .guard
+                                .0
+                                .iter()
+                                .map(|l| {
+                                    let i = l.guard.index();
+                                    if fr.guards.get(i).copied().unwrap_or(false) == l.positive {
+                                        return 0.0;
+                                    }
+                                    let (t, f) = fr.gdist.get(i).copied().unwrap_or((1.0, 1.0));
+                                    super::distance::normalized(if l.positive { t } else { f })
+                                })
+                                .sum();
+                            h.dist = h.dist.min(d);
                         }
                     }
                 }
@@ -185,6 +208,16 @@ impl<'a> Interp<'a> {
                     {
                         *slot = v;
                     }
+                    if self.coverage.is_some() {
+                        let d = self.condition_distance(e, v);
+                        if let Some(slot) = self
+                            .frames
+                            .last_mut()
+                            .and_then(|f| f.gdist.get_mut(g.index()))
+                        {
+                            *slot = d;
+                        }
+                    }
                 }
                 InstrKind::Goto(l) => {
                     let Some(&to) = gf.labels.get(l.index()) else {
@@ -194,7 +227,12 @@ impl<'a> Interp<'a> {
                         f.pc = to;
                     }
                 }
-                InstrKind::Assign(p, e) => self.assign(p, e)?,
+                InstrKind::Assign(p, e) => {
+                    self.assign(p, e)?;
+                    if let Place::Var(v) = p {
+                        self.note_assignment(v.index(), e);
+                    }
+                }
                 InstrKind::Havoc(p) => {
                     let size = self.size_of(&self.place_ty(p)?);
                     let a = self.place_addr(p, false)?;

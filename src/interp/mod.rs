@@ -15,6 +15,7 @@
 
 mod bits;
 mod ctype;
+mod distance;
 mod eval;
 mod exec;
 mod format;
@@ -251,6 +252,11 @@ struct Frame {
     /// Memory object of each variable (globals map to the global's object).
     objs: Vec<u32>,
     guards: Vec<bool>,
+    /// With coverage: per guard, how far its last condition was from holding and from
+    /// failing ([`distance::of_condition`]); empty otherwise.
+    gdist: Vec<(f64, f64)>,
+    /// With coverage: variables holding a condition, and its distances.
+    vdist: std::collections::HashMap<usize, (f64, f64)>,
 }
 
 /// An argument or return value: scalars by value, aggregates as bytes with init flags.
@@ -268,10 +274,22 @@ enum RetVal {
 }
 
 /// How an instruction was reached ([`Interp::with_coverage`]).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Hits {
     held: u32,
     failed: bool,
+    /// The least distance of the guard from holding where it failed ([`distance`]).
+    dist: f64,
+}
+
+impl Default for Hits {
+    fn default() -> Self {
+        Hits {
+            held: 0,
+            failed: false,
+            dist: f64::INFINITY,
+        }
+    }
 }
 
 /// AFL's hit-count classes: loops that run more often are new behaviour, one more iteration of a
@@ -667,6 +685,22 @@ impl<'a> Interp<'a> {
             for (pc, h) in hits.iter().enumerate() {
                 if h.held > 0 || h.failed {
                     out.push((f as u32, pc as u32, h.failed, bucket(h.held)));
+                }
+            }
+        }
+        out
+    }
+
+    /// Instructions the runs reached but never executed, with the least distance of their
+    /// guard from holding (a sum over its literals of normalized branch distances, see
+    /// [`distance`]): the objective of the branch-distance search. Empty unless
+    /// [`Interp::with_coverage`].
+    pub fn distances(&self) -> Vec<(u32, u32, f64)> {
+        let mut out = vec![];
+        for (f, hits) in self.coverage.iter().flatten().enumerate() {
+            for (pc, h) in hits.iter().enumerate() {
+                if h.held == 0 && h.dist.is_finite() {
+                    out.push((f as u32, pc as u32, h.dist));
                 }
             }
         }

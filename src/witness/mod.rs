@@ -16,6 +16,7 @@
 
 mod concolic;
 mod dfa;
+mod distance;
 mod fuzz;
 pub mod memory;
 pub mod native;
@@ -179,6 +180,10 @@ struct RunLog {
     /// When set (by the coverage-guided search), the coverage features of the runs since the
     /// last [`RunLog::start`], both versions' ([`RunLog::side`] tells them apart).
     coverage: RefCell<Option<std::collections::HashSet<u64>>>,
+    /// With coverage: per instruction reached but not executed (the key of its coverage
+    /// features without the counts), the least distance of its guard from holding in the runs
+    /// since the last [`RunLog::start`] ([`Interp::distances`]).
+    distances: RefCell<std::collections::HashMap<u64, f64>>,
     /// Which version runs now: 0 the old one, 1 the new one.
     side: Cell<u64>,
     /// The return types of the stubs behind function-pointer members the runs called (no
@@ -191,6 +196,12 @@ impl RunLog {
         self.steps.set(self.steps.get() + it.steps());
         if let Some(cov) = self.coverage.borrow_mut().as_mut() {
             let side = self.side.get();
+            let mut ds = self.distances.borrow_mut();
+            for (f, pc, d) in it.distances() {
+                let k = side << 63 | u64::from(f) << 40 | u64::from(pc) << 8;
+                let e = ds.entry(k).or_insert(d);
+                *e = e.min(d);
+            }
             for (f, pc, failed, held) in it.coverage() {
                 cov.insert(
                     side << 63
@@ -228,6 +239,7 @@ impl RunLog {
         if let Some(c) = self.coverage.borrow_mut().as_mut() {
             c.clear();
         }
+        self.distances.borrow_mut().clear();
     }
 }
 

@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use super::memory::{self, Input, Param, Shape};
-use super::{concolic, dfa, fuzz, witness_params, Runner, Witness};
+use super::{concolic, dfa, distance, fuzz, witness_params, Runner, Witness};
 use crate::correlate::Correlated;
 use crate::delta::Delta;
 use crate::gcl::{GclFunction, GclProgram};
@@ -124,6 +124,15 @@ pub(super) fn run(r: &mut Runner, delta: &Delta, corr: Option<&Correlated>) -> O
     }
     if with_memory {
         return memory_random(r, &cands, &alpha);
+    }
+    // 3d. Scalars moved towards the instructions no run reached, by branch distance.
+    let mut starts: Vec<Vec<f64>> = seeds(delta, &r.params)
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| x as f64).collect())
+        .collect();
+    starts.push(vec![0.0; r.params.len()]);
+    if let Some(w) = distance::search(r, &starts, share(r, 0.3)) {
+        return Some(w);
     }
     // 4. Boundary and small values, then random ones.
     let mut pool: Vec<i128> = vec![
