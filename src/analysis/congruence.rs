@@ -86,7 +86,9 @@ impl Analyzer<'_> {
         };
         self.smt_eq
             .borrow_mut()
-            .equal(x, y, wrap, &stable, |a, b| self.equal_exprs(a, b, s))
+            .equal(x, y, wrap, self.budget.left(), &stable, |a, b| {
+                self.equal_exprs(a, b, s)
+            })
     }
 
     /// At a matched pair of induction markers ([`crate::ir::INDUCTION`]) that follow the two

@@ -27,7 +27,8 @@ const MAX_LEAVES: usize = 12;
 /// z3's time limit for one comparison.
 const QUERY_MS: u32 = 200;
 /// Comparisons per analysed function (an analysis revisits pairs at every iteration), and the
-/// time all of them may take.
+/// time all of them may take: 1.5 s, and at most a quarter of the analysis's time left at the
+/// first one.
 const MAX_QUERIES: usize = 256;
 const MAX_TOTAL: std::time::Duration = std::time::Duration::from_millis(1500);
 
@@ -38,6 +39,8 @@ pub(super) struct SmtEq {
     cache: HashMap<(usize, usize, Vec<Option<usize>>), bool>,
     queries: usize,
     spent: std::time::Duration,
+    /// The time all comparisons may take, fixed at the first.
+    allowed: Option<std::time::Duration>,
 }
 
 impl SmtEq {
@@ -47,11 +50,13 @@ impl SmtEq {
     /// `stable`: whether every occurrence of a leaf in one expression has one value (a
     /// non-volatile variable, a guard); other leaves (reads of memory) are unknowns of their
     /// own at each occurrence.
+    /// `left`: the analysis's time left (`None`: unbounded).
     pub(super) fn equal<E>(
         &mut self,
         x: &Expr,
         y: &Expr,
         wrap: bool,
+        left: Option<std::time::Duration>,
         stable: &dyn Fn(&Expr) -> bool,
         mut paired: impl FnMut(&Expr, &Expr) -> Result<bool, E>,
     ) -> Result<bool, E> {
@@ -85,7 +90,10 @@ impl SmtEq {
         if let Some(r) = self.cache.get(&key) {
             return Ok(*r);
         }
-        if self.queries >= MAX_QUERIES || self.spent >= MAX_TOTAL {
+        let allowed = *self
+            .allowed
+            .get_or_insert_with(|| left.map_or(MAX_TOTAL, |l| MAX_TOTAL.min(l / 4)));
+        if self.queries >= MAX_QUERIES || self.spent >= allowed {
             return Ok(false);
         }
         self.queries += 1;
