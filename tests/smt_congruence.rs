@@ -46,6 +46,13 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "if (a % 4 == 1 || a % 4 == -3) r = b * a;",
         "if (a % 4 == 1) r = b * a;",
     ),
+    // a straight-line block through temporaries (their definitions are substituted)
+    (
+        "int x, int y, int z",
+        "int t = x * y; int u = x * z; r = t + u;",
+        "int s = y + z; r = x * s;",
+        "int s = y + z; r = x * s + (s == 3);",
+    ),
     // unsigned division by a power of two is a shift; signed division is not (it rounds
     // towards zero)
     (

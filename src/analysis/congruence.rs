@@ -79,6 +79,13 @@ impl Analyzer<'_> {
     fn smt_equal(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
         let wrap = matches!(self.semantics().overflow, super::options::Overflow::Wrap);
         let func = &self.f.func;
+        let def = |e: &Expr| match e.kind {
+            ExprKind::Var(v) => match s.defs.get(v) {
+                Some(super::defs::Def::Expr(d)) => Some(d.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
         let stable = |e: &Expr| match e.kind {
             ExprKind::Var(v) => !func.var(v).volatile,
             ExprKind::Guard(_) => true,
@@ -86,7 +93,7 @@ impl Analyzer<'_> {
         };
         self.smt_eq
             .borrow_mut()
-            .equal(x, y, wrap, self.budget.left(), &stable, |a, b| {
+            .equal(x, y, wrap, self.budget.left(), &stable, &def, |a, b| {
                 self.equal_exprs(a, b, s)
             })
     }

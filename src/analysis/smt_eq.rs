@@ -3,8 +3,10 @@
 //! 1)`, a rewritten bit trick) compared as bit-vector functions of their leaves — DiffKemp's
 //! check of small blocks with Z3, at the level of one matched pair of expressions.
 //!
-//! Takes the two expressions and a test telling which leaves of the two sides (variables,
-//! reads, guards, anything not arithmetic) are equal in the current state; gives whether the
+//! Takes the two expressions (with the temporaries whose pure definitions the sub-state knows
+//! substituted, so that a straight-line block is compared as a whole) and a test telling which
+//! leaves of the two sides (variables, reads, guards, anything not arithmetic) are equal in the
+//! current state; gives whether the
 //! expressions are equal for every value of the leaves on which both are defined (C semantics
 //! on bit-vectors: wrapping unsigned arithmetic, signed overflow, division by zero and
 //! out-of-range shifts undefined — or wrapping too under `--overflow wrap`). Leaves the test does
@@ -36,7 +38,8 @@ const MAX_TOTAL: std::time::Duration = std::time::Duration::from_millis(1500);
 #[derive(Default)]
 pub(super) struct SmtEq {
     ctx: Option<Context>,
-    cache: HashMap<(usize, usize, Vec<Option<usize>>), bool>,
+    /// Answers by the two expressions (after expansion, as text) and the pairing of leaves.
+    cache: HashMap<(String, Vec<Option<usize>>), bool>,
     queries: usize,
     spent: std::time::Duration,
     /// The time all comparisons may take, fixed at the first.
@@ -50,7 +53,10 @@ impl SmtEq {
     /// `stable`: whether every occurrence of a leaf in one expression has one value (a
     /// non-volatile variable, a guard); other leaves (reads of memory) are unknowns of their
     /// own at each occurrence.
-    /// `left`: the analysis's time left (`None`: unbounded).
+    /// `left`: the analysis's time left (`None`: unbounded). `def`: the pure expression a
+    /// variable is known to hold ([`super::defs`]), substituted before the comparison, so that
+    /// a straight-line block computing through temporaries is compared as a whole.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn equal<E>(
         &mut self,
         x: &Expr,
@@ -58,11 +64,13 @@ impl SmtEq {
         wrap: bool,
         left: Option<std::time::Duration>,
         stable: &dyn Fn(&Expr) -> bool,
+        def: &dyn Fn(&Expr) -> Option<Expr>,
         mut paired: impl FnMut(&Expr, &Expr) -> Result<bool, E>,
     ) -> Result<bool, E> {
         if x.ty != y.ty || !is_int(&x.ty) || x == y {
             return Ok(false);
         }
+        let (x, y) = (&expand(x, def, 3), &expand(y, def, 3));
         let (mut lx, mut ly) = (vec![], vec![]);
         if !leaves(x, &mut lx, stable) || !leaves(y, &mut ly, stable) || !worth_it(x, y) {
             return Ok(false);
@@ -82,11 +90,7 @@ impl SmtEq {
             }
             pairing.push(found);
         }
-        let key = (
-            x as *const Expr as usize,
-            y as *const Expr as usize,
-            pairing,
-        );
+        let key = (format!("{x:?} = {y:?}"), pairing);
         if let Some(r) = self.cache.get(&key) {
             return Ok(*r);
         }
@@ -99,10 +103,37 @@ impl SmtEq {
         self.queries += 1;
         let start = std::time::Instant::now();
         let ctx = self.ctx.get_or_insert_with(|| Context::new(&Config::new()));
-        let r = prove(ctx, (x, y), (&lx, &ly), &key.2, wrap, stable);
+        let r = prove(ctx, (x, y), (&lx, &ly), &key.1, wrap, stable);
         self.spent += start.elapsed();
         self.cache.insert(key, r);
         Ok(r)
+    }
+}
+
+/// `e` with each variable that holds a known pure integer expression replaced by it, `depth`
+/// levels deep (a definition's operands are variables not written since, so the value is
+/// the same).
+fn expand(e: &Expr, def: &dyn Fn(&Expr) -> Option<Expr>, depth: u32) -> Expr {
+    if depth == 0 {
+        return e.clone();
+    }
+    let sub = |x: &Expr| Box::new(expand(x, def, depth));
+    let kind = match &e.kind {
+        ExprKind::Var(_) => {
+            return match def(e) {
+                Some(d) if d.ty == e.ty && is_int(&d.ty) => expand(&d, def, depth - 1),
+                _ => e.clone(),
+            }
+        }
+        ExprKind::Cast(x) => ExprKind::Cast(sub(x)),
+        ExprKind::Unary(op, x) => ExprKind::Unary(*op, sub(x)),
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, sub(a), sub(b)),
+        ExprKind::Logic(op, a, b) => ExprKind::Logic(*op, sub(a), sub(b)),
+        k => k.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty.clone(),
     }
 }
 
