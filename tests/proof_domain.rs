@@ -49,12 +49,14 @@ fn the_default_is_octagons_then_polyhedra() {
     assert_eq!(o.analysis.proof_domain, Some(DomainKind::Octagon));
 }
 
-/// `2·x` against `x + x` through a loop-free temporary: the octagons cannot hold `y = 2x`, so
-/// they leave a possible difference; polyhedra prove it, and so does the default.
+/// `x + x + k` against `x + x` through a loop-free temporary: the octagons cannot hold
+/// `y = 2x + k`, so they leave a possible difference; polyhedra prove it, and so does the
+/// default. (Sums only: with a product the SMT congruence of matched computations would prove
+/// it whatever the domain.)
 #[test]
 fn a_relation_octagons_cannot_hold_is_proved_by_the_second_step() {
-    let old = "int f(int x, int k) { int y = 2 * x + k; return y - k + 3 * x; }\n";
-    let new = "int f(int x, int k) { int y = x + x; return y + 3 * x; }\n";
+    let old = "int f(int x, int k) { int y = x + x + k; return y - k + x + x + x; }\n";
+    let new = "int f(int x, int k) { int y = x + x; return y + x + x + x; }\n";
     assert_eq!(under(old, new, POLYHEDRA), Verdict::Equivalent);
     assert_ne!(under(old, new, OCTAGON), Verdict::Equivalent);
     assert_eq!(under(old, new, AUTO), Verdict::Equivalent);
