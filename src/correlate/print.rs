@@ -29,6 +29,11 @@ pub fn print_correlated(c: &Correlated) -> String {
         c.old_file, c.new_file, c.name
     ));
     out.push_str("// - old only   + new only   = matched pair   * correlation glue\n");
+    if c.origins.iter().any(|o| o.copy) {
+        out.push_str(
+            "// ^ a copy of a loop iteration (peeled, or unrolled beside the other loop)\n",
+        );
+    }
     if let Some(r) = c.renamed_text() {
         out.push_str(&format!("// locals taken as renamed: {r}\n"));
     }
@@ -78,8 +83,13 @@ pub fn print_correlated(c: &Correlated) -> String {
         }
         let ins = &f.instrs[pos];
         let guard = guards.get(pos).map_or("", String::as_str);
+        let copy = if c.origin(Pos::new(pos)).copy {
+            '^'
+        } else {
+            ' '
+        };
         out.push_str(&format!(
-            " {} {:>4}: {:<gw$}  {}\n",
+            "{copy}{} {:>4}: {:<gw$}  {}\n",
             marker(c, pos),
             ins.line.0,
             guard,
@@ -106,6 +116,7 @@ pub fn to_json(c: &Correlated) -> Json {
                 "side": match o.side { Side::Old => "old", Side::New => "new", Side::Glue => "glue" },
                 "matched": o.matched,
                 "source_index": o.src,
+                "copy": o.copy,
                 "line": ins.line.0,
                 "guard": guard_text(f, prog, &ins.guard),
                 "text": instr_text(f, prog, &ins.kind),

@@ -5,6 +5,13 @@
 //! with forward jumps or irregular backward ones). The correlator may interleave the other
 //! version's instructions between items and inside clean loops, but never inside an opaque block:
 //! a jump there would skip the other version's code.
+//!
+//! The builder may also schedule a clean loop with a flat body differently (`build::schedule`):
+//! copies of its body run before it (peeled iterations, [`Item::Copy`] with `peel`) or several
+//! times per iteration of the product (unrolled, [`Item::Copy`] without), each copy closed by an
+//! [`Item::Step`]. A clean loop is straight-line code closed by one conditional backward jump,
+//! so `L: B; if (c) goto L` equals `B; if (c) { L: B; if (c) goto L }` and its body may be
+//! repeated under the guard that says whether the loop still runs.
 
 use crate::gcl::GclFunction;
 
@@ -22,6 +29,59 @@ pub enum Item {
         start: usize,
         end: usize,
     },
+    /// Another run of instruction `instr` of a loop's body: in a peeled iteration before the
+    /// loop at `peel` (under that loop's peel guard), or, with `peel: None`, in an unrolled
+    /// iteration inside the product's loop (under the loop's activity guard, as the original).
+    Copy {
+        instr: usize,
+        peel: Option<usize>,
+    },
+    /// The first iterations of the clean loop at `head` (flat body), run in lockstep with the
+    /// other version's loop it is matched with and only while that loop runs; the loop itself
+    /// (the next item) then goes on from where they stopped. How one loop is matched with two
+    /// consecutive loops of the other version (an unrolled loop and its remainder). Unmatched,
+    /// it runs no iteration.
+    Prefix {
+        head: usize,
+        back: usize,
+        body: Vec<Item>,
+    },
+    /// The end of one copied iteration of the loop at `head` closed by the jump at `back`: the
+    /// guard that says whether the loop still runs (the peel guard, or the lockstep activity
+    /// guard) becomes the jump's condition.
+    Step {
+        head: usize,
+        back: usize,
+        peel: bool,
+    },
+}
+
+impl Item {
+    /// The instruction whose key this item compares by, for single instructions and copies.
+    pub fn instr(&self) -> Option<usize> {
+        match self {
+            Item::Instr(i) | Item::Copy { instr: i, .. } => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+impl Item {
+    /// A loop or a loop's prefix: its head, its backward jump and its body.
+    pub fn as_loop(&self) -> Option<(usize, usize, &[Item])> {
+        match self {
+            Item::Loop { head, back, body } | Item::Prefix { head, back, body } => {
+                Some((*head, *back, body))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a loop's body is straight-line code (no inner loop, no jump), so that it can be
+/// copied as it is.
+pub fn flat(body: &[Item]) -> bool {
+    body.iter().all(|it| matches!(it, Item::Instr(_)))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -170,5 +230,7 @@ pub fn indices(item: &Item, out: &mut Vec<usize>) {
         Item::Instr(i) => out.push(*i),
         Item::Loop { head, back, .. } => out.extend(*head..=*back),
         Item::Opaque { start, end } => out.extend(*start..=*end),
+        Item::Copy { instr, .. } => out.push(*instr),
+        Item::Step { .. } | Item::Prefix { .. } => {}
     }
 }

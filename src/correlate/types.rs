@@ -37,7 +37,7 @@ impl Default for Options {
 }
 
 /// Which version an instruction of the product comes from.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Side {
     Old,
     New,
@@ -52,6 +52,10 @@ pub struct Origin {
     pub src: Option<usize>,
     /// Part of a matched pair (or of a matched loop's control).
     pub matched: bool,
+    /// Another run of one of the version's instructions: a loop body's copy in a peeled or
+    /// unrolled iteration (`src` then repeats an index), or that copy's loop control. The
+    /// instructions that are not copies hold each of the version's instructions once, in order.
+    pub copy: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -177,6 +181,7 @@ impl Correlated {
             side: Side::Glue,
             src: None,
             matched: false,
+            copy: false,
         })
     }
 
@@ -201,6 +206,10 @@ impl Correlated {
         let mut after_removed = false;
         for (i, ins) in self.product().instrs.iter().enumerate() {
             let o = self.origin(Pos::new(i));
+            if o.copy {
+                // A loop's copied iteration repeats code that is located elsewhere already.
+                continue;
+            }
             let line = ins.line.0;
             match o.side {
                 Side::Old if !o.matched && within(line, old) => after_removed = true,

@@ -2,12 +2,13 @@
 //!
 //! Takes a flat GCL function (a version's, or the correlating product) and a backward jump;
 //! gives whether the loop it closes terminates on every input, by a simple ranking argument:
-//! the jump is taken only while a guard `g := i < e` (or `<=`, `>`, `>=`, either side) holds,
-//! `g` is evaluated afresh in every iteration, the counter `i` is a local integer changed in the
-//! loop only by one `i := i ± c` that runs in every iteration taking the jump, `e` does not
-//! change in the loop, and the step moves `i` towards `e`. Over wrapping types (unsigned, or
-//! signed with `--overflow wrap`) only a step of one towards a strict bound is accepted, so the
-//! counter cannot wrap past it. Everything else is "not proven", with the reason.
+//! the jump is taken only while a guard `g := i < e` (or `<=`, `>`, `>=`, either side, also
+//! `i + c < e`) holds, `g` is evaluated afresh in every iteration, the counter `i` is a local
+//! integer changed in the loop only by steps `i := i ± c` that all move `i` towards `e`, one of
+//! which runs in every iteration taking the jump, and `e` does not change in the loop. Over
+//! wrapping types (unsigned, or signed with `--overflow wrap`) only one step of one towards a
+//! strict bound on the counter itself is accepted, so the counter cannot wrap past it.
+//! Everything else is "not proven", with the reason.
 //!
 //! Also gives the functions of a program that terminate on every input: every loop proven,
 //! every call to a function of the file to one that terminates, or to itself where
@@ -122,8 +123,8 @@ pub fn loop_terminates(
         // jump makes progress on one of them.
         let mut events: Vec<usize> = vec![];
         for c in conjuncts(cond) {
-            let ev = if let Some((i, dir, strict, bound)) = counter_test(c) {
-                counter_events(f, i, dir, strict, bound, &cx)
+            let ev = if let Some((i, dir, strict, bound, offset)) = counter_test(c) {
+                counter_events(f, (i, dir, strict, offset), bound, &cx)
             } else if let Some(flag) = flag_test(c) {
                 flag_events(f, flag, &cx)
             } else {
@@ -156,13 +157,11 @@ struct LoopCx<'a> {
     wrap_signed: bool,
 }
 
-/// The step of counter `i` (moving in direction `dir` towards `bound`) as the one progress
-/// event of its measure, or why it is not one.
+/// The steps of counter `i` (moving in direction `dir` towards `bound`, tested with a constant
+/// added where `offset`) as the progress events of its measure, or why they are not.
 fn counter_events(
     f: &GclFunction,
-    i: VarId,
-    dir: i32,
-    strict: bool,
+    (i, dir, strict, offset): (VarId, i32, bool, bool),
     bound: &Expr,
     cx: &LoopCx,
 ) -> Result<Vec<usize>, String> {
@@ -181,26 +180,27 @@ fn counter_events(
         ));
     }
     let steps: Vec<usize> = cx.writes.iter().filter(|w| w.1 == i).map(|w| w.0).collect();
-    let [step] = steps.as_slice() else {
-        return Err(format!(
-            "`{}` is not changed exactly once in the loop",
-            info.name
-        ));
-    };
-    let Some(c) = step_of(&f.instrs[*step].kind, i, &info.ty) else {
-        return Err(format!("`{}` does not change by a constant", info.name));
-    };
-    if c == 0 || (c > 0) != (dir > 0) {
-        return Err(format!("`{}` does not move towards its bound", info.name));
+    if steps.is_empty() {
+        return Err(format!("`{}` is not changed in the loop", info.name));
+    }
+    let mut unit = true;
+    for &step in &steps {
+        let Some(c) = step_of(&f.instrs[step].kind, i, &info.ty) else {
+            return Err(format!("`{}` does not change by a constant", info.name));
+        };
+        if c == 0 || (c > 0) != (dir > 0) {
+            return Err(format!("`{}` does not move towards its bound", info.name));
+        }
+        unit &= c.abs() == 1;
     }
     let wraps = match info.ty {
         CType::Int { signed, bits } => !signed || cx.wrap_signed || bits < 32,
         _ => true,
     };
-    if wraps && (c.abs() != 1 || !strict) {
+    if wraps && (steps.len() != 1 || !unit || !strict || offset) {
         return Err(format!("`{}` may wrap around past its bound", info.name));
     }
-    Ok(vec![*step])
+    Ok(steps)
 }
 
 /// The writes of flag `v` (the test needs it zero) as progress events: every write in the loop
@@ -290,14 +290,14 @@ fn subset(a: &Guard, b: &Guard, except: Option<GuardId>) -> bool {
         .all(|l| b.0.contains(l))
 }
 
-/// `i op e` or `e op i` with a counter variable `i`: the counter, the direction the counter
-/// must move for the test to fail eventually (+1 up, -1 down), whether the bound is strict,
-/// and the bound.
-fn counter_test(cond: &Expr) -> Option<(VarId, i32, bool, &Expr)> {
+/// `i op e` or `e op i` with a counter variable `i` (or `i ± c`): the counter, the direction
+/// the counter must move for the test to fail eventually (+1 up, -1 down), whether the bound is
+/// strict, the bound, and whether a constant is added to the counter.
+fn counter_test(cond: &Expr) -> Option<(VarId, i32, bool, &Expr, bool)> {
     let ExprKind::Binary(op, a, b) = &cond.kind else {
         return None;
     };
-    let var = |e: &Expr| -> Option<VarId> {
+    fn var(e: &Expr) -> Option<VarId> {
         match &e.kind {
             ExprKind::Var(v) => Some(*v),
             // A value-preserving conversion of the counter (`(long)i < n`).
@@ -307,19 +307,33 @@ fn counter_test(cond: &Expr) -> Option<(VarId, i32, bool, &Expr)> {
             },
             _ => None,
         }
+    }
+    // The counter plus or minus a constant (`i + 1 < n`): the same measure.
+    let shifted = |e: &Expr| -> Option<(VarId, bool)> {
+        if let Some(v) = var(e) {
+            return Some((v, false));
+        }
+        match &e.kind {
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, x, c)
+                if matches!(c.kind, ExprKind::Int(_)) =>
+            {
+                var(x).map(|v| (v, true))
+            }
+            _ => None,
+        }
     };
-    let (i, left, bound) = match (var(a), var(b)) {
-        (Some(i), _) => (i, true, &**b),
-        (None, Some(i)) => (i, false, &**a),
+    let (i, offset, left, bound) = match (shifted(a), shifted(b)) {
+        (Some((i, off)), _) => (i, off, true, &**b),
+        (None, Some((i, off))) => (i, off, false, &**a),
         _ => return None,
     };
     // Normalise to `i OP bound`.
     let op = if left { *op } else { op.swapped()? };
     match op {
-        BinOp::Lt => Some((i, 1, true, bound)),
-        BinOp::Le => Some((i, 1, false, bound)),
-        BinOp::Gt => Some((i, -1, true, bound)),
-        BinOp::Ge => Some((i, -1, false, bound)),
+        BinOp::Lt => Some((i, 1, true, bound, offset)),
+        BinOp::Le => Some((i, 1, false, bound, offset)),
+        BinOp::Gt => Some((i, -1, true, bound, offset)),
+        BinOp::Ge => Some((i, -1, false, bound, offset)),
         _ => None,
     }
 }

@@ -5,8 +5,9 @@
 //! instructions weigh three, assignments of the same value to different variables two (a renamed
 //! temporary, `ans := e` against `retval := e`: the analysis then knows both equal), assignments
 //! to the same variable one (a rewritten right-hand side, which the analysis may still prove
-//! equal), and a pair of loops three plus what their bodies share, so loops that match well are
-//! run in lockstep.
+//! equal), and a pair of loops three plus what their bodies share under the loops' schedule
+//! ([`super::schedule`]), so loops that match well are run in lockstep. Copies of a loop's
+//! instructions compare as those instructions.
 
 use super::Builder;
 use crate::correlate::structure::Item;
@@ -23,50 +24,66 @@ pub(super) enum Op<'i> {
 const MAX_DP_CELLS: usize = 30_000_000;
 
 impl Builder<'_> {
-    fn weight(&mut self, a: &Item, b: &Item) -> usize {
-        match (a, b) {
-            (Item::Instr(i), Item::Instr(j)) => {
-                if self.okeys[*i] == self.nkeys[*j] {
-                    3
-                } else {
-                    // The same instruction under guards that differ: code that moved under
-                    // another condition, such as the rest of a function after an `if` whose
-                    // branches now `return` (`[!g2] x := e` against `[!ret'] x := e`). Each
-                    // half keeps its own guard in the product.
-                    let unguarded = |k: &str| k.split_once(']').map(|x| x.1.to_string());
-                    match (&self.ovals[*i], &self.nvals[*j]) {
-                        (Some((vx, _)), Some((vy, _))) if vx == vy => 2,
-                        (Some((_, tx)), Some((_, ty))) if tx == ty => 1,
-                        _ => match (unguarded(&self.okeys[*i]), unguarded(&self.nkeys[*j])) {
-                            (Some(x), Some(y)) if x == y && x != "goto" => 1,
-                            _ => 0,
-                        },
-                    }
-                }
-            }
-            (
-                Item::Loop {
-                    head: ho, body: bo, ..
-                },
-                Item::Loop {
-                    head: hn, body: bn, ..
-                },
-            ) => {
-                if let Some(&w) = self.loop_weight.get(&(*ho, *hn)) {
+    pub(super) fn weight(&mut self, a: &Item, b: &Item) -> usize {
+        if let (Some(i), Some(j)) = (a.instr(), b.instr()) {
+            return self.instr_weight(i, j);
+        }
+        let prefix = |x: &Item| matches!(x, Item::Prefix { .. });
+        match (a.as_loop(), b.as_loop()) {
+            // A prefix pairs only with a whole loop of the other version.
+            (Some((ho, bo, bodyo)), Some((hn, bn, bodyn))) if !(prefix(a) && prefix(b)) => {
+                if let Some(&(w, _)) = self.loop_weight.get(&(ho, hn)) {
                     return w;
                 }
-                let ops = self.align(bo, bn);
-                let mut w = 3;
-                for op in &ops {
-                    if let Op::Both(x, y) = op {
-                        w += self.weight(x, y);
-                    }
-                }
-                self.loop_weight.insert((*ho, *hn), w);
+                let (w, plan) = self.loop_plan((ho, bo, bodyo), (hn, bn, bodyn));
+                self.loop_weight.insert((ho, hn), (w, plan));
                 w
             }
             _ => 0,
         }
+    }
+
+    /// Two single instructions: identical keys weigh three, see the module doc for the rest.
+    fn instr_weight(&self, i: usize, j: usize) -> usize {
+        if self.okeys[i] == self.nkeys[j] {
+            return 3;
+        }
+        // The same instruction under guards that differ: code that moved under another
+        // condition, such as the rest of a function after an `if` whose branches now `return`
+        // (`[!g2] x := e` against `[!ret'] x := e`). Each half keeps its own guard in the
+        // product.
+        let unguarded = |k: &str| k.split_once(']').map(|x| x.1.to_string());
+        match (&self.ovals[i], &self.nvals[j]) {
+            (Some((vx, _)), Some((vy, _))) if vx == vy => return 2,
+            (Some((_, tx)), Some((_, ty))) if tx == ty => return 1,
+            _ => {}
+        }
+        if matches!((unguarded(&self.okeys[i]), unguarded(&self.nkeys[j])),
+            (Some(x), Some(y)) if x == y && x != "goto")
+        {
+            return 1;
+        }
+        // Under other guards, the same value or the same target: the copies of an unrolled
+        // body against a loop's body (`d[i] := c` against `d[i + 1] := c`, `s := s + a[i]`
+        // against `s := s + a[i + 1]`), in order.
+        let part = |v: &Option<(String, String)>, k: usize| {
+            v.as_ref().map(|(val, tgt)| {
+                let strip = |x: &str| x.split_once(']').map_or(x.to_string(), |y| y.1.to_string());
+                if k == 0 {
+                    strip(val)
+                } else {
+                    strip(tgt)
+                }
+            })
+        };
+        for k in 0..2 {
+            if let (Some(x), Some(y)) = (part(&self.ovals[i], k), part(&self.nvals[j], k)) {
+                if x == y {
+                    return 1;
+                }
+            }
+        }
+        0
     }
 
     /// Weighted LCS of two item lists; unmatched items of each gap come old-first.
@@ -148,6 +165,6 @@ impl Builder<'_> {
     }
 
     fn same_instr(&self, a: &Item, b: &Item) -> bool {
-        matches!((a, b), (Item::Instr(i), Item::Instr(j)) if self.okeys[*i] == self.nkeys[*j])
+        matches!((a.instr(), b.instr()), (Some(i), Some(j)) if self.okeys[i] == self.nkeys[j])
     }
 }

@@ -6,13 +6,15 @@
 //! variable pairs, inputs and sides, from which `correlate` assembles the [`super::Correlated`].
 //!
 //! This module sets up variables, guards, inputs and the prologue, then emits the aligned
-//! instruction lists ([`emit`]) as [`align`] pairs them, with matched loops in [`lockstep`] and
-//! diff points where [`points`] finds effects.
+//! instruction lists ([`emit`]) as [`align`] pairs them, with matched loops in [`lockstep`]
+//! (scheduled one to one, unrolled or peeled by [`schedule`]) and diff points where [`points`]
+//! finds effects.
 
 mod align;
 mod emit;
 mod lockstep;
 mod points;
+mod schedule;
 
 use std::collections::{HashMap, HashSet};
 
@@ -88,7 +90,13 @@ struct Builder<'a> {
     instrs: Vec<Instr>,
     meta: Meta,
     loop_count: usize,
-    loop_weight: HashMap<(usize, usize), usize>,
+    /// Per matched pair of loops (by their heads): its weight and schedule.
+    loop_weight: HashMap<(usize, usize), (usize, schedule::Plan)>,
+    /// The guard of each peeled loop (by side and head) that says whether it still runs.
+    peel_guards: HashMap<(Side, usize), crate::ir::GuardId>,
+    /// The activity guard of each lockstep loop being emitted (by side and head), which the
+    /// steps of its unrolled copies update.
+    unroll_guards: HashMap<(Side, usize), crate::ir::GuardId>,
     old_defined: HashSet<String>,
     new_defined: HashSet<String>,
     /// Functions of each version without observable effects (see [`effect_free`]).
@@ -149,6 +157,8 @@ impl<'a> Builder<'a> {
             },
             loop_count: 0,
             loop_weight: HashMap::new(),
+            peel_guards: HashMap::new(),
+            unroll_guards: HashMap::new(),
             old_defined: HashSet::new(),
             new_defined: HashSet::new(),
             old_effect_free: HashSet::new(),

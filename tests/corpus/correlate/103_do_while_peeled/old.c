@@ -1,0 +1,10 @@
+/* entry: digits — a do-while whose first iteration the new version runs before a while loop; same semantics */
+int digits(unsigned v)
+{
+    int d = 0;
+    do {
+        v /= 10u;
+        d++;
+    } while (v != 0u);
+    return d;
+}
