@@ -231,7 +231,11 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             _ => {}
         });
         each_stmt(&f.body, &mut |s| match s {
-            Stmt::For(..) | Stmt::While(..) | Stmt::WhileEnd(..) | Stmt::StrLoop(..) => {
+            Stmt::For(..)
+            | Stmt::While(..)
+            | Stmt::WhileEnd(..)
+            | Stmt::WhileCond(..)
+            | Stmt::StrLoop(..) => {
                 out.insert("loop");
             }
             Stmt::DoWhile(..) => {

@@ -95,9 +95,9 @@ struct Args {
     /// the oracle: `termination` or `signed-zero` (see src/bin/dizy-fuzz/builtin.rs).
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
     builtin: Option<String>,
-    /// The generator's version: 1 before `<ctype.h>` calls, 2 before names of a missing
-    /// header, 3 the current one; a seed of an earlier run gives the same pairs again with the
-    /// generation it ran with
+    /// The generator's version (see `gen::GENERATION`: 1 before `<ctype.h>` calls, …, 6
+    /// before the loop schedule mutations, 7 the current one); a seed of an earlier run gives
+    /// the same pairs again with the generation it ran with
     #[arg(long, default_value_t = gen::GENERATION,
           value_parser = clap::value_parser!(u8).range(1..=gen::GENERATION as i64))]
     generation: u8,

@@ -308,6 +308,7 @@ fn inner_blocks(s: &Stmt) -> Vec<Vec<Stmt>> {
         Stmt::If(_, a, b) => vec![a.clone(), b.clone()],
         Stmt::For(_, _, b)
         | Stmt::While(_, _, b)
+        | Stmt::WhileCond(_, b)
         | Stmt::WhileEnd(_, _, b)
         | Stmt::DoWhile(_, _, b)
         | Stmt::GotoLoop(_, _, b, _)

@@ -532,6 +532,9 @@ pub enum Stmt {
     WhileEnd(String, Bound, Vec<Stmt>),
     /// `i = 0; do { body i++; } while (bound);`
     DoWhile(String, Bound, Vec<Stmt>),
+    /// `while (cond) body`, the counter stepped by the body itself: only made by the loop
+    /// schedule mutations (a loop peeled, or split into an unrolled part and its remainder).
+    WhileCond(Expr, Vec<Stmt>),
     /// `i = 0; Lk: if (!(bound)) goto Lk_end; body i++; goto Lk; Lk_end: ;` (label id k)
     GotoLoop(String, Bound, Vec<Stmt>, u32),
     Spin(Spin),

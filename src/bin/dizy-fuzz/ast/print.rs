@@ -401,6 +401,11 @@ impl<'a> Printer<'a> {
                 self.block(s, f, body, d + 1);
                 let _ = writeln!(s, "{ind}}}");
             }
+            Stmt::WhileCond(c, body) => {
+                let _ = writeln!(s, "{ind}while ({}) {{", self.expr(f, c));
+                self.block(s, f, body, d + 1);
+                let _ = writeln!(s, "{ind}}}");
+            }
             Stmt::WhileEnd(i, bd, body) => {
                 let _ = writeln!(s, "{ind}{i} = 0;");
                 let _ = writeln!(s, "{ind}while ({}) {{", self.bound(f, i, bd));

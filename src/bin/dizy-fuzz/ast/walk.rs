@@ -80,6 +80,7 @@ fn own_exprs_and_blocks(s: &mut Stmt) -> (Vec<&mut Expr>, Vec<&mut Vec<Stmt>>) {
         Stmt::Assign(lv, _, e) => (vec![lv, e], vec![]),
         Stmt::Call(e) | Stmt::Return(e) => (vec![e], vec![]),
         Stmt::If(c, a, b) => (vec![c], vec![a, b]),
+        Stmt::WhileCond(c, b) => (vec![c], vec![b]),
         Stmt::For(_, bd, b)
         | Stmt::While(_, bd, b)
         | Stmt::WhileEnd(_, bd, b)
@@ -123,7 +124,7 @@ pub fn child_blocks(s: &mut Stmt, ctx: Ctx) -> Vec<(&mut Vec<Stmt>, Ctx)> {
         ..ctx
     };
     let block_ctx = match s {
-        Stmt::For(..) | Stmt::While(..) | Stmt::StrLoop(..) => loop_ctx,
+        Stmt::For(..) | Stmt::While(..) | Stmt::WhileCond(..) | Stmt::StrLoop(..) => loop_ctx,
         Stmt::WhileEnd(..) | Stmt::DoWhile(..) => Ctx {
             no_continue: true,
             ..loop_ctx
@@ -198,6 +199,12 @@ pub fn stmt_exprs(s: &mut Stmt, walk: Walk, f: &mut dyn FnMut(&mut Expr, bool)) 
         }
         Stmt::Call(e) | Stmt::Return(e) => expr_nodes(e, &mut |x| f(x, false)),
         Stmt::If(c, _, _) | Stmt::Switch(c, _) => expr_nodes(c, &mut |x| f(x, false)),
+        // a loop header, as the others: rewriting it could make the loop run long
+        Stmt::WhileCond(c, _) => {
+            if walk == Walk::All {
+                expr_nodes(c, &mut |x| f(x, false));
+            }
+        }
         Stmt::For(_, b, _)
         | Stmt::While(_, b, _)
         | Stmt::WhileEnd(_, b, _)
@@ -426,7 +433,9 @@ pub fn effects(s: &Stmt) -> (BTreeSet<String>, BTreeSet<String>, bool) {
             r.insert("@out".into());
             w.insert("@out".into());
         }
-        Stmt::If(c, _, _) | Stmt::Switch(c, _) => e_reads(c, &mut r, &mut w),
+        Stmt::If(c, _, _) | Stmt::Switch(c, _) | Stmt::WhileCond(c, _) => {
+            e_reads(c, &mut r, &mut w)
+        }
         Stmt::For(i, b, _)
         | Stmt::While(i, b, _)
         | Stmt::WhileEnd(i, b, _)

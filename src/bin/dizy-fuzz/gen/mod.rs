@@ -109,8 +109,9 @@ pub const FEATURES: [&str; 24] = [
 /// The generator's versions: a seed of an earlier run gives the same pairs again with the
 /// generation it ran with. 1: before `<ctype.h>` calls; 2: before missing-header names
 /// (`config`); 3: before bit-fields in structs; 4: before pointer members (`record`) and `malloc`
-/// (`heap`); 5: before the mutations of integer identities (`bit-algebra`); 6: the current one.
-pub const GENERATION: u8 = 6;
+/// (`heap`); 5: before the mutations of integer identities (`bit-algebra`); 6: before the loop
+/// schedule mutations (`loop-unroll`, `loop-peel`, `loop-split`); 7: the current one.
+pub const GENERATION: u8 = 7;
 
 /// The constructs of generation `g` (each generation keeps the earlier list as its prefix).
 pub fn feature_list(g: u8) -> &'static [&'static str] {

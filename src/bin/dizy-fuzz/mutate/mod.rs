@@ -4,7 +4,9 @@
 //! the names of the mutations applied. [`KINDS`] lists them: generic ones (`op`, `const`,
 //! `bound`, `cond`, `delete`, `add`, `swap-dep`, `temp-stale`; preserving: `algebra`,
 //! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`; from
-//! generation 6 `bit-algebra` and its changing twin `bit-algebra-slip`, in [`bits`]) and, per construct, at least one that changes behaviour and one
+//! generation 6 `bit-algebra` and its changing twin `bit-algebra-slip`, in [`bits`]; from
+//! generation 7 `loop-unroll`, `loop-peel`, `loop-split` and their `-slip` twins, in
+//! [`schedule`]) and, per construct, at least one that changes behaviour and one
 //! that preserves it (under dizy's contract: -0.0 equals 0.0, NaN equals NaN, struct padding and
 //! field order do not count). Some change only an initializer or a type definition, so that the
 //! text of `f` stays the same. The kind is only a label for the statistics: the oracle decides
@@ -18,6 +20,7 @@ mod bits;
 mod control;
 mod generic;
 mod memory;
+mod schedule;
 mod sites;
 mod stmtexpr;
 mod types;
@@ -124,9 +127,22 @@ pub const KINDS_6: &[Kind] = &[
     k("bit-algebra-slip", false, "", false),
 ];
 
+/// Kinds added by generation 7: loops unrolled, peeled and split by hand, and their slips.
+pub const KINDS_7: &[Kind] = &[
+    k("loop-unroll", true, "", false),
+    k("loop-unroll-slip", false, "", false),
+    k("loop-peel", true, "", false),
+    k("loop-peel-slip", false, "", false),
+    k("loop-split", true, "", false),
+    k("loop-split-slip", false, "", false),
+];
+
 /// The kinds of generation `g`.
 fn kinds(g: u8) -> impl Iterator<Item = &'static Kind> {
-    KINDS.iter().chain(KINDS_6.iter().filter(move |_| g >= 6))
+    KINDS
+        .iter()
+        .chain(KINDS_6.iter().filter(move |_| g >= 6))
+        .chain(KINDS_7.iter().filter(move |_| g >= 7))
 }
 
 pub fn is_preserving(kind: &str) -> bool {
@@ -161,6 +177,7 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
     };
     match k.feature {
         "" if kind.starts_with("bit-algebra") => bits::apply(kind, p, fi, rng, &cx),
+        "" if kind.starts_with("loop-") => schedule::apply(kind, p, fi, rng),
         "" => generic::apply(kind, p, fi, rng, &cx),
         "widths" | "bool" | "enum" | "float" | "struct" | "union" => {
             types::apply(kind, p, fi, rng, &cx)
