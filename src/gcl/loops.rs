@@ -183,6 +183,21 @@ fn counter_events(
     if steps.is_empty() {
         return Err(format!("`{}` is not changed in the loop", info.name));
     }
+    // Division (or a right shift) by a constant: a positive counter falls strictly, never
+    // below zero, so a test that needs it positive fails after finitely many steps.
+    if steps
+        .iter()
+        .all(|&p| divides(&f.instrs[p].kind, i, &info.ty))
+    {
+        let positive = match bound.kind {
+            ExprKind::Int(k) => (strict && k >= 0) || k >= 1,
+            _ => false,
+        };
+        if dir < 0 && !offset && positive {
+            return Ok(steps);
+        }
+        return Err(format!("`{}` is divided but not towards zero", info.name));
+    }
     let mut unit = true;
     for &step in &steps {
         let Some(c) = step_of(&f.instrs[step].kind, i, &info.ty) else {
@@ -329,6 +344,12 @@ fn counter_test(cond: &Expr) -> Option<(VarId, i32, bool, &Expr, bool)> {
     };
     // Normalise to `i OP bound`.
     let op = if left { *op } else { op.swapped()? };
+    let unsigned = |e: &Expr| matches!(e.ty, CType::Int { signed: false, .. });
+    let counter = if left { &**a } else { &**b };
+    if op == BinOp::Ne && matches!(bound.kind, ExprKind::Int(0)) && unsigned(counter) && !offset {
+        // an unsigned counter is non-zero exactly when it is above zero
+        return Some((i, -1, true, bound, false));
+    }
     match op {
         BinOp::Lt => Some((i, 1, true, bound, offset)),
         BinOp::Le => Some((i, 1, false, bound, offset)),
@@ -366,6 +387,26 @@ fn step_of(k: &InstrKind, i: VarId, ty: &CType) -> Option<i128> {
         BinOp::Add if is_i(b) => cst(a),
         BinOp::Sub if is_i(a) => cst(b).and_then(i128::checked_neg),
         _ => None,
+    }
+}
+
+/// Whether `k` is `i := i / c` (c ≥ 2) or `i := i >> c` (c ≥ 1), in the type of `i`.
+fn divides(k: &InstrKind, i: VarId, ty: &CType) -> bool {
+    let InstrKind::Assign(Place::Var(v), e) = k else {
+        return false;
+    };
+    if *v != i || e.ty != *ty {
+        return false;
+    }
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return false;
+    };
+    let is_i = matches!(a.kind, ExprKind::Var(w) if w == i);
+    match (op, &b.kind) {
+        (BinOp::Div, ExprKind::Int(c)) => is_i && *c >= 2,
+        (BinOp::Shr, ExprKind::Int(c)) => is_i && *c >= 1,
+        (BinOp::Shr, ExprKind::Cast(x)) => is_i && matches!(x.kind, ExprKind::Int(c) if c >= 1),
+        _ => false,
     }
 }
 
@@ -479,6 +520,13 @@ mod tests {
             "int f(int n) { int s = 0; for (int i = 0; i < n; i++) for (int j = 0; j < i; j++) s++; return s; }",
             // A loop made of a backward goto counts the same.
             "int f(int x) { again: if (x > 0) { x--; goto again; } return x; }",
+            // The counter tested with an offset, stepped twice (once only sometimes).
+            "int f(int n) { int s = 0, i; for (i = 0; i + 1 < n; i += 2) s++; return s; }",
+            "int f(int n) { int i = 0; while (i < n) { i++; if (i < n) i++; } return i; }",
+            // Divided towards zero, or an unsigned counter stepped down to zero.
+            "int f(unsigned v) { int d = 0; while (v != 0u) { v /= 10u; d++; } return d; }",
+            "int f(int v) { int d = 0; while (v > 0) { v >>= 1; d++; } return d; }",
+            "int f(unsigned v) { int d = 0; while (v != 0u) { v--; d++; } return d; }",
         ] {
             assert_eq!(proven(src, false), Ok(()), "{src}");
         }
@@ -505,6 +553,12 @@ mod tests {
             "int f(int n) { int i = 0, done = 0; while (i < n && !done) { done = 1; done = 0; } return i; }",
             // A backward goto.
             "int f(int x) { again: if (x != 0) { x -= 2; goto again; } return x; }",
+            // A second step away from the bound: from 0 it falls for ever.
+            "int f(int n) { int i = 0; while (i < n) { i += 1; if (i & 1) i -= 3; } return i; }",
+            // Divided, but tested against a bound it never falls below; an unsigned counter
+            // stepped down by two past zero.
+            "int f(int v) { while (v >= 0) v /= 2; return v; }",
+            "int f(unsigned v) { while (v != 0u) v -= 2u; return 0; }",
         ] {
             assert!(proven(src, false).is_err(), "{src}");
         }

@@ -61,7 +61,7 @@ impl Builder<'_> {
         if matches!((unguarded(&self.okeys[i]), unguarded(&self.nkeys[j])),
             (Some(x), Some(y)) if x == y && x != "goto")
         {
-            return 1;
+            return 2;
         }
         // Under other guards, the same value or the same target: the copies of an unrolled
         // body against a loop's body (`d[i] := c` against `d[i + 1] := c`, `s := s + a[i]`
