@@ -4,7 +4,10 @@
 //! the result (wrapping, as the hardware computes it) and the definedness conditions: no signed
 //! overflow (unless signed arithmetic wraps, `-fwrapv`), no division by zero nor `INT_MIN / -1`,
 //! shift counts below the width, no signed left shift of a negative value or into the sign
-//! bit. Shared by the witness search's path encoding (`witness::smt`: a model must not be
+//! bit. Signed overflow is checked on the exact result in a wider vector rather than with z3's
+//! `bvmul_no_overflow`-style predicates: Debian's z3 4.8.12 takes `16 * -1` for an overflow
+//! (`(bvsmul_noovfl #x00000010 #xffffffff)` is unsat there), which made every state where a
+//! product by a negative constant ran look undefined. Shared by the witness search's path encoding (`witness::smt`: a model must not be
 //! undefined behaviour) and the analysis's congruence check (`analysis::smt_eq`: equal wherever
 //! both versions are defined). A utility below both stages, like `ir`.
 
@@ -12,6 +15,15 @@ use z3::ast::{Ast, Bool, BV};
 use z3::Context;
 
 use crate::ir::BinOp;
+
+/// Whether the exact result `wide` (a sign-extended computation) is a signed number of `w`
+/// bits: its bits from `w - 1` up are all equal.
+fn fits<'c>(ctx: &'c Context, wide: &BV<'c>, w: u32) -> Bool<'c> {
+    let top = wide.extract(wide.get_size() - 1, w - 1);
+    let n = top.get_size();
+    let zeros = BV::from_u64(ctx, 0, n);
+    Bool::or(ctx, &[&top._eq(&zeros), &top._eq(&zeros.bvnot())])
+}
 
 /// `x op y` for an arithmetic, bitwise or shift operator (`None` for the others), computed in
 /// the operands' width; `signed`: of a signed type; `wrap`: signed overflow wraps instead of
@@ -34,22 +46,19 @@ pub fn int_op<'c>(
     let r = match op {
         BinOp::Add => {
             if checked {
-                defined.push(x.bvadd_no_overflow(y, true));
-                defined.push(x.bvadd_no_underflow(y));
+                defined.push(fits(ctx, &x.sign_ext(1).bvadd(&y.sign_ext(1)), w));
             }
             x.bvadd(y)
         }
         BinOp::Sub => {
             if checked {
-                defined.push(x.bvsub_no_overflow(y));
-                defined.push(x.bvsub_no_underflow(y, true));
+                defined.push(fits(ctx, &x.sign_ext(1).bvsub(&y.sign_ext(1)), w));
             }
             x.bvsub(y)
         }
         BinOp::Mul => {
             if checked {
-                defined.push(x.bvmul_no_overflow(y, true));
-                defined.push(x.bvmul_no_underflow(y));
+                defined.push(fits(ctx, &x.sign_ext(w).bvmul(&y.sign_ext(w)), w));
             }
             x.bvmul(y)
         }
@@ -95,4 +104,42 @@ pub fn int_op<'c>(
         _ => return None,
     };
     Some((r, defined))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use z3::{Config, SatResult, Solver};
+
+    /// Definedness of signed `+ - *` on constants, as z3 decides it, against Rust's checked
+    /// arithmetic (the independent oracle): negative operands, zero, the extremes.
+    #[test]
+    fn signed_overflow_is_decided_as_c_defines_it() {
+        let ctx = Context::new(&Config::new());
+        let vals: [i32; 11] = [0, 1, -1, 2, -2, 16, -16, 46341, -46341, i32::MAX, i32::MIN];
+        for op in [BinOp::Add, BinOp::Sub, BinOp::Mul] {
+            for &a in &vals {
+                for &b in &vals {
+                    let bv = |v: i32| BV::from_u64(&ctx, u64::from(v as u32), 32);
+                    let (r, defined) =
+                        int_op(&ctx, op, &bv(a), &bv(b), true, false).expect("arithmetic");
+                    let exact = match op {
+                        BinOp::Add => a.checked_add(b),
+                        BinOp::Sub => a.checked_sub(b),
+                        _ => a.checked_mul(b),
+                    };
+                    let solver = Solver::new(&ctx);
+                    for d in &defined {
+                        solver.assert(d);
+                    }
+                    let sat = solver.check() == SatResult::Sat;
+                    assert_eq!(sat, exact.is_some(), "{a} {op:?} {b}: defined");
+                    if let Some(v) = exact {
+                        solver.assert(&r._eq(&bv(v)).not());
+                        assert_eq!(solver.check(), SatResult::Unsat, "{a} {op:?} {b}: value");
+                    }
+                }
+            }
+        }
+    }
 }
