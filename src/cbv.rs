@@ -16,6 +16,14 @@ use z3::Context;
 
 use crate::ir::BinOp;
 
+/// Where C defines the signed negation of `x`: everywhere but the most negative value (written
+/// out, like the overflow checks below, rather than z3's `bvneg_no_overflow`).
+pub fn neg_defined<'c>(ctx: &'c Context, x: &BV<'c>) -> Bool<'c> {
+    let w = x.get_size();
+    let min = BV::from_u64(ctx, 1, w).bvshl(&BV::from_u64(ctx, u64::from(w - 1), w));
+    x._eq(&min).not()
+}
+
 /// Whether the exact result `wide` (a sign-extended computation) is a signed number of `w`
 /// bits: its bits from `w - 1` up are all equal.
 fn fits<'c>(ctx: &'c Context, wide: &BV<'c>, w: u32) -> Bool<'c> {
@@ -140,6 +148,13 @@ mod tests {
                     }
                 }
             }
+        }
+        for &a in &vals {
+            let x = BV::from_u64(&ctx, u64::from(a as u32), 32);
+            let solver = Solver::new(&ctx);
+            solver.assert(&neg_defined(&ctx, &x));
+            let sat = solver.check() == SatResult::Sat;
+            assert_eq!(sat, a.checked_neg().is_some(), "-({a}): defined");
         }
     }
 }

@@ -360,7 +360,7 @@ impl<'c> Enc<'c, '_> {
                 Some(match op {
                     UnOp::Neg => {
                         if signed(&e.ty) && !self.wrap {
-                            self.define(v.bvneg_no_overflow());
+                            self.define(crate::cbv::neg_defined(self.ctx, &v));
                         }
                         v.bvneg()
                     }

@@ -275,7 +275,7 @@ impl<'ctx, 'a> Enc<'ctx, 'a> {
                 let result = match (name, vals.first(), args.first()) {
                     ("abs" | "labs" | "llabs", Some(Some(x)), Some(a)) if signed(&a.ty) => {
                         let zero = self.konst(0, x.get_size());
-                        self.defined(x.bvneg_no_overflow());
+                        self.defined(crate::cbv::neg_defined(self.ctx, x));
                         Some(x.bvslt(&zero).ite(&x.bvneg(), x))
                     }
                     ("__builtin_expect", Some(Some(x)), _) => Some(x.clone()),

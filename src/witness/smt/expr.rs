@@ -160,7 +160,7 @@ impl<'ctx> Enc<'ctx, '_> {
         let r = match op {
             UnOp::Neg => {
                 if s {
-                    self.defined(v.bvneg_no_overflow());
+                    self.defined(crate::cbv::neg_defined(self.ctx, &v));
                 }
                 v.bvneg()
             }
