@@ -82,6 +82,7 @@ fn function_json(f: &FunctionReport) -> Json {
         "typed_notes": typed,
         "changed_callees": f.changed_callees,
         "inlined": f.inlined,
+        "assumes": f.assumes,
     })
 }
 

@@ -222,10 +222,10 @@ fn matched_call_pair(
     else {
         return Ok(false);
     };
-    // The analysed function's own recursive calls, when summarized, are the induction of the
-    // mutual-termination rule: matched on equal arguments, each pair is a shallower run of the
-    // pair being proved.
-    let own = a.recursion_summary && on == &c.name;
+    // The recursive calls of the analysed function's cycle, when summarized, are the induction
+    // of the mutual-termination rule: matched on equal arguments, each pair is a shallower run
+    // of a pair being proved (`diff` checks that the cycle's other pairs are proved too).
+    let own = a.summarized.contains(on.as_str());
     if on != name
         || *nn != format!("{on}'")
         || (changed.contains(on) && !own)

@@ -111,6 +111,47 @@ const CASES: &[Case] = &[
         from: -3,
         to: 3,
     },
+    // Mutual recursion (regression verification's mutual summaries): calls of the cycle on
+    // equal arguments are taken equal while each pair of it is proved; both recurse forever
+    // below zero, alike.
+    Case {
+        old: "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (n == 0) return 0; return f(n - 1); }",
+        new: "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (!n) return 0; return f(n - 1); }",
+        want: Want::Proved,
+        from: 0,
+        to: 30,
+    },
+    Case {
+        old: "int g(int n);\nint f(int n) { if (n <= 0) return 0; return n + g(n - 1); }\nint g(int n) { if (n <= 0) return 1; return f(n - 1) * 2; }",
+        new: "int g(int n);\nint f(int n) { if (n < 1) return 0; return g(n - 1) + n; }\nint g(int n) { if (n <= 0) return 1; return 2 * f(n - 1); }",
+        want: Want::Proved,
+        from: -3,
+        to: 20,
+    },
+    // A difference deep in the cycle.
+    Case {
+        old: "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (n == 0) return 0; return f(n - 1); }",
+        new: "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (n == 0) return 0; if (n == 5) return 9; return f(n - 1); }",
+        want: Want::Differs,
+        from: 0,
+        to: 12,
+    },
+    // The new base cases return below zero, where the old versions recurse for ever.
+    Case {
+        old: "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (n == 0) return 0; return f(n - 1); }",
+        new: "int g(int n);\nint f(int n) { if (n <= 0) return 1; return g(n - 1); }\nint g(int n) { if (n <= 0) return 0; return f(n - 1); }",
+        want: Want::DiffersInTermination,
+        from: 0,
+        to: 12,
+    },
+    // A member of the cycle counts its calls in a global: no summary.
+    Case {
+        old: "int c;\nint g(int n);\nint f(int n) { if (n <= 0) return c; return g(n - 1); }\nint g(int n) { c = c + 1; if (n <= 0) return 0; return f(n - 1); }",
+        new: "int c;\nint g(int n);\nint f(int n) { if (n <= 0) return c; return g(n - 1); }\nint g(int n) { if (n <= 0) return 0; c = c + 1; return f(n - 1); }",
+        want: Want::Differs,
+        from: 0,
+        to: 6,
+    },
     // The new version recurses forever below zero.
     Case {
         old: "int f(int n) { if (n <= 0) return 0; return f(n - 1); }",
@@ -148,6 +189,36 @@ fn recursive_pairs_are_proved_by_induction_and_only_when_equal() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A proof by mutual summaries leans on the other members of the cycle: with only `f` analysed
+/// (`--function f`), `g` is not proved, so neither is `f`, and the report says why.
+#[test]
+fn mutual_summaries_need_every_member_proved() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (n == 0) return 0; return f(n - 1); }";
+    let new = "int g(int n);\nint f(int n) { if (n == 0) return 1; return g(n - 1); }\nint g(int n) { if (!n) return 0; return f(n - 1); }";
+    assert_eq!(verdict_of(dir.path(), old, new, "f"), Verdict::Equivalent);
+    let opts = dizy::diff::DiffOptions {
+        functions: vec!["f".into()],
+        ..Default::default()
+    };
+    let load = |name: &str, src: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, src).unwrap();
+        dizy::load_gcl(&p, &Default::default()).unwrap()
+    };
+    let report = dizy::diff::diff_programs(&load("o.c", old), &load("n.c", new), &opts);
+    let f = report.functions.iter().find(|r| r.name == "f").unwrap();
+    assert_eq!(f.verdict, Verdict::PossiblyDifferent);
+    assert_eq!(f.assumes, vec!["g".to_string()]);
+    assert!(
+        f.notes
+            .iter()
+            .any(|n| n.text.contains("`g` was not analysed")),
+        "{:?}",
+        f.notes
+    );
 }
 
 /// A call that no input reaches (its guard is false in every sub-state of the fixpoint) does

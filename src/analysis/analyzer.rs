@@ -56,9 +56,10 @@ pub(super) struct Analyzer<'a> {
     pub(super) globals_new: Vec<Dim>,
     /// Helpers whose calls are congruent (unchanged, no globals, no pointer arguments).
     pub(super) congruent_helpers: HashSet<String>,
-    /// Whether the analysed function itself is among `congruent_helpers`, by induction on the
-    /// depth of its recursion ([`recursion_summary`]).
-    pub(super) recursion_summary: bool,
+    /// The analysed function and the rest of its recursion cycle when they are among
+    /// `congruent_helpers` by induction on the depth of recursion ([`recursion_summary`]);
+    /// empty otherwise.
+    pub(super) summarized: BTreeSet<String>,
     pub(super) stats: Stats,
     /// Matched computations compared by z3 ([`super::smt_eq`]).
     pub(super) smt_eq: std::cell::RefCell<super::smt_eq::SmtEq>,
@@ -221,20 +222,10 @@ impl<'a> Analyzer<'a> {
             globals_old,
             globals_new,
             congruent_helpers,
-            recursion_summary: summary,
             stats: Stats::default(),
             smt_eq: Default::default(),
-            notes: summary
-                .then(|| {
-                    format!(
-                        "recursive calls of `{0}` on equal arguments are taken to give equal \
-                         results in both versions: induction on the depth of recursion (a \
-                         difference shown is one where the versions first differ)",
-                        c.name
-                    )
-                })
-                .into_iter()
-                .collect(),
+            notes: summary_note(&c.name, &summary).into_iter().collect(),
+            summarized: summary,
             budget,
             dead_dims,
             dead_guards,
@@ -634,14 +625,38 @@ fn dim_pairs(c: &Correlated, dims: &Dims) -> Vec<(Dim, Dim)> {
     out
 }
 
-/// The congruent helpers of `c`, with the analysed function added when its recursion may be
-/// summarized ([`recursion_summary`]), and whether it was.
-fn helpers_and_summary(c: &Correlated) -> (HashSet<String>, bool) {
-    let mut h = congruent_helpers(c);
-    let summary = !h.contains(&c.name) && recursion_summary(c, &h);
-    if summary {
-        h.insert(c.name.clone());
+/// What the report says of the summarized recursion.
+fn summary_note(name: &str, summary: &BTreeSet<String>) -> Option<String> {
+    let others: Vec<String> = summary
+        .iter()
+        .filter(|m| *m != name)
+        .map(|m| format!("`{m}`"))
+        .collect();
+    match (summary.is_empty(), others.is_empty()) {
+        (true, _) => None,
+        (false, true) => Some(format!(
+            "recursive calls of `{name}` on equal arguments are taken to give equal results in \
+             both versions: induction on the depth of recursion (a difference shown is one \
+             where the versions first differ)"
+        )),
+        (false, false) => Some(format!(
+            "calls of `{name}` and of {} (which call each other) on equal arguments are taken \
+             to give equal results in both versions: induction on the depth of recursion, so \
+             this function is proved only where those are proved too",
+            others.join(", ")
+        )),
     }
+}
+
+/// The congruent helpers of `c`, with the analysed function and the rest of its recursion
+/// cycle added when their recursion may be summarized ([`recursion_summary`]), and those.
+fn helpers_and_summary(c: &Correlated) -> (HashSet<String>, BTreeSet<String>) {
+    let mut h = congruent_helpers(c);
+    let summary = match h.contains(&c.name) {
+        true => BTreeSet::new(),
+        false => recursion_summary(c, &h).unwrap_or_default(),
+    };
+    h.extend(summary.iter().cloned());
     (h, summary)
 }
 

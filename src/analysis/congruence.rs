@@ -6,7 +6,7 @@
 //! versions, no globals, no pointer parameters, no calls: equal arguments give equal results).
 //! The transfer of matched pairs uses it, and so do Δ and termination through [`equal_exprs`].
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use dizy_domains::{ConstraintKind, Dim, LinConstraint, LinExpr};
 
@@ -564,30 +564,80 @@ pub(super) fn congruent_helpers(c: &Correlated) -> HashSet<String> {
     }
 }
 
-/// Whether the analysed function's two versions may be proved equal by induction on the depth
-/// of recursion (regression verification's mutual summary): both recursive, with no globals but
-/// immutable ones, scalar parameters, and calls only to congruent `helpers`, to what
-/// [`calls_only`] admits and to the function itself. Then, while proving that equal arguments
-/// give equal results, recursive calls on equal arguments may be assumed to: every such inner
-/// call is a shallower run, and a call changes nothing else the caller sees. Termination
-/// follows the same induction when every recursive call is matched by one on equal arguments
-/// (Godlin and Strichman's mutual-termination rule; see `termination`).
-pub(super) fn recursion_summary(c: &Correlated, helpers: &HashSet<String>) -> bool {
+/// The functions whose calls may be assumed to give equal results in both versions while the
+/// analysed function's two versions are proved equal, by induction on the depth of recursion
+/// (regression verification's mutual summaries): the analysed function and the others of its
+/// recursion cycle (functions of the file calling each other, in either version), when each of
+/// them, in both versions, has no globals but immutable ones, scalar parameters, and calls only
+/// to the cycle, to congruent `helpers` and to what [`calls_only`] admits. While proving that
+/// equal arguments give equal results, calls of the cycle on equal arguments may be assumed to:
+/// every such call is a shallower run, and a call changes nothing else the caller sees.
+/// Termination follows the same induction when every call of the cycle is matched by one on
+/// equal arguments (Godlin and Strichman's mutual-termination rule; see `termination`). With
+/// other members, the proof holds only where each of them is proved as well: `diff` checks
+/// that. `None` when the function does not recurse or the conditions fail.
+pub(super) fn recursion_summary(
+    c: &Correlated,
+    helpers: &HashSet<String>,
+) -> Option<BTreeSet<String>> {
     let name = c.name.as_str();
-    let versions = [c.version(name, Side::Old), c.version(name, Side::New)];
-    let recursive = |h: &GclFunction| {
-        h.instrs.iter().any(|i| {
-            matches!(&i.kind, InstrKind::Call { callee: Callee::Direct(m), .. }
-                if c.source_name(m) == name)
+    let callees = |m: &str| -> BTreeSet<String> {
+        [Side::Old, Side::New]
+            .iter()
+            .filter_map(|side| c.version(m, *side))
+            .flat_map(|h| h.instrs.iter())
+            .filter_map(|i| match &i.kind {
+                InstrKind::Call {
+                    callee: Callee::Direct(x),
+                    ..
+                } => Some(c.source_name(x).to_string()),
+                _ => None,
+            })
+            .filter(|x| c.version(x, Side::Old).is_some() && c.version(x, Side::New).is_some())
+            .collect()
+    };
+    // The cycle: what the function reaches that reaches it back.
+    let mut reach: BTreeSet<String> = BTreeSet::new();
+    let mut todo = vec![name.to_string()];
+    let mut graph: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    while let Some(m) = todo.pop() {
+        let out = callees(&m);
+        for x in &out {
+            if reach.insert(x.clone()) {
+                todo.push(x.clone());
+            }
+        }
+        graph.insert(m, out);
+    }
+    if !reach.contains(name) {
+        return None;
+    }
+    let reaches_back = |from: &str| {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut todo = vec![from];
+        while let Some(m) = todo.pop() {
+            for x in graph.get(m).into_iter().flatten() {
+                if x == name {
+                    return true;
+                }
+                if seen.insert(x) {
+                    todo.push(x);
+                }
+            }
+        }
+        false
+    };
+    let cycle: BTreeSet<String> = reach.iter().filter(|m| reaches_back(m)).cloned().collect();
+    let fits = |m: &str| {
+        [Side::Old, Side::New].iter().all(|side| {
+            c.version(m, *side).is_some_and(|h| {
+                !h.func.ret.is_pointer()
+                    && pure_shape(c, h)
+                    && calls_only(c, h, &|x| cycle.contains(x) || helpers.contains(x))
+            })
         })
     };
-    versions.iter().all(|v| {
-        v.is_some_and(|h| {
-            !h.func.ret.is_pointer()
-                && pure_shape(c, h)
-                && calls_only(c, h, &|m| m == name || helpers.contains(m))
-        })
-    }) && versions.iter().flatten().any(|h| recursive(h))
+    cycle.iter().all(|m| fits(m)).then_some(cycle)
 }
 
 /// Whether `h` reads no global but immutable ones ([`Correlated::immutable_globals`]) and takes

@@ -89,6 +89,9 @@ pub struct Analysis {
     /// Whether recursive calls of the analysed function were summarized by induction
     /// ([`congruence::recursion_summary`]): termination then needs every one of them matched.
     pub recursion_summary: bool,
+    /// The functions whose calls were summarized so (the analysed one and the rest of its
+    /// recursion cycle, by source name): a proof holds only where the others are proved too.
+    pub summarized: std::collections::BTreeSet<String>,
 }
 
 impl Analysis {
@@ -123,7 +126,8 @@ pub fn analyze(c: &Correlated, opts: &Options, budget: &Budget) -> Result<Analys
         dim_pairs: a.dim_pairs,
         stats: a.stats,
         notes: a.notes,
-        recursion_summary: a.recursion_summary,
+        recursion_summary: !a.summarized.is_empty(),
+        summarized: a.summarized,
     })
 }
 

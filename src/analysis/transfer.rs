@@ -111,7 +111,7 @@ impl Analyzer<'_> {
                 && eval_guard(&inew.guard, &s.ctx) == Tri::True;
             let congruent = both && self.congruent(p, &s)?;
             let negated = both && !congruent && self.negated_guards(p, &s)?;
-            let induction = match both && self.recursion_summary {
+            let induction = match both && !self.summarized.is_empty() {
                 true => self.induction(p, &s)?,
                 false => None,
             };

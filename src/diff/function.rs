@@ -40,6 +40,7 @@ pub(super) fn report(name: &str, verdict: Verdict, start: Instant) -> FunctionRe
         source: None,
         correlating: None,
         input_plane: None,
+        assumes: vec![],
     }
 }
 
@@ -594,6 +595,12 @@ pub(super) fn one_function(
     let mut r = report(name, verdict, start);
     r.witness = witness;
     r.max_substates = a.stats.max_substates;
+    r.assumes = a
+        .summarized
+        .iter()
+        .filter(|m| *m != name)
+        .cloned()
+        .collect();
     let note = |kind, text: &String| Note::new(kind, text.clone());
     r.notes = fell_back
         .iter()

@@ -20,6 +20,7 @@ use crate::limits;
 
 mod assumptions;
 mod configs;
+mod cycles;
 mod details;
 mod function;
 mod pair;
@@ -207,6 +208,11 @@ pub struct FunctionReport {
     /// With [`DiffOptions::details`]: where the versions agree and differ on a grid of inputs
     /// (analysed or timed-out functions of one or two arithmetic parameters).
     pub input_plane: Option<crate::witness::plane::InputPlane>,
+    /// The functions this one's proof assumed to be proved as well: the rest of its recursion
+    /// cycle, whose calls were summarized by induction ([`cycles::settle`] weakens the verdict
+    /// where they are not).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assumes: Vec<String>,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -608,6 +614,7 @@ fn diff_loaded(
     for r in &mut functions {
         function::attach_lines(r, po, pn);
     }
+    cycles::settle(&mut functions);
     Report {
         old: po.program.file.clone(),
         new: pn.program.file.clone(),

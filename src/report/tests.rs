@@ -32,6 +32,7 @@ fn function(name: &str, verdict: Verdict) -> FunctionReport {
         source: None,
         correlating: None,
         input_plane: None,
+        assumes: vec![],
     }
 }
 
@@ -215,6 +216,7 @@ fn json_follows_the_schema() {
             "changed_line",
             "changed_callees",
             "inlined",
+            "assumes",
         ] {
             assert!(jf.get(key).is_some(), "{}: no `{key}` in {jf}", f.name);
         }
