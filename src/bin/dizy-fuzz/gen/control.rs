@@ -92,7 +92,8 @@ impl Gen<'_> {
         snippets.push(vec![Stmt::DoWhile(i, bound, body)]);
     }
 
-    /// `recursion`: a bounded recursive helper (accumulator or two calls) and a call to it.
+    /// `recursion`: a bounded recursive helper (accumulator or two calls) and a call to it; from
+    /// generation 7 the accumulator is sometimes two helpers calling each other.
     pub(super) fn add_recursion(&mut self, b: &mut Parts) {
         let Parts {
             p, sc, snippets, ..
@@ -135,19 +136,21 @@ impl Gen<'_> {
                 ),
             }
         } else {
-            let mut hs = Scope {
-                ints: vec![Expr::var("n"), Expr::var("acc")],
-                int_lv: vec![Expr::var("acc")],
-                ctx: top_ctx(),
-                ..Scope::default()
+            let step = |g: &mut Self| {
+                let mut hs = Scope {
+                    ints: vec![Expr::var("n"), Expr::var("acc")],
+                    int_lv: vec![Expr::var("acc")],
+                    ctx: top_ctx(),
+                    ..Scope::default()
+                };
+                match g.stmt(&mut hs, 0) {
+                    s @ Stmt::Assign(..) => s,
+                    _ => Stmt::Assign(Expr::var("acc"), Some(Op::Add), Expr::var("n")),
+                }
             };
-            let step = self.stmt(&mut hs, 0);
-            let step = match step {
-                Stmt::Assign(..) => step,
-                _ => Stmt::Assign(Expr::var("acc"), Some(Op::Add), Expr::var("n")),
-            };
-            Func {
-                name: name.clone(),
+            // From generation 7, sometimes two helpers calling each other (mutual recursion).
+            let accumulator = |name: &str, step: Stmt, callee: &str| Func {
+                name: name.to_string(),
                 is_static: true,
                 ret: INT,
                 params: vec![param(INT, "n", Role::Value), param(INT, "acc", Role::Value)],
@@ -161,12 +164,22 @@ impl Gen<'_> {
                     step,
                 ],
                 ret_expr: Expr::Call(
-                    name.clone(),
+                    callee.to_string(),
                     vec![
                         Expr::bin(Op::Sub, Expr::var("n"), Expr::Int(1)),
                         Expr::var("acc"),
                     ],
                 ),
+            };
+            let first = step(self);
+            let mutual = self.generation >= 7 && self.rng.chance(30);
+            if mutual {
+                let other = format!("rec{}", p.helpers.len() + 1);
+                let second = step(self);
+                p.helpers.push(accumulator(&other, second, &name));
+                accumulator(&name, first, &other)
+            } else {
+                accumulator(&name, first, &name)
             }
         };
         let args = if fib {
