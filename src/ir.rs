@@ -475,6 +475,12 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// `== != < <= > >=`: an `int` 0 or 1 that depends only on the operands' values.
+    pub fn is_comparison(self) -> bool {
+        use BinOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+
     /// The operator `o` with `a self b == b o a` for all operands (the same one for the
     /// commutative operators, the mirrored one for `<`, `<=`, `>`, `>=`), if there is one.
     pub fn swapped(self) -> Option<BinOp> {

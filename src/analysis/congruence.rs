@@ -464,8 +464,18 @@ fn same_tree(c: &Correlated, tr: &Tr<'_>, x: &Expr, y: &Expr, s: &Sub) -> Result
                 || same_aggregate(tr, a, b, s)?
                 || (same_repr(&x.ty, &y.ty) && x.ty.is_scalar() && same_element(c, tr, a, b, s)?)
         }
-        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => o1 == o2 && same_pure(c, tr, a, b, s)?,
+        // Arithmetic computes in its type: equal operands give equal results only in the same
+        // type (`x - 16` wraps as `unsigned long`, not as `int`). A comparison or `!` depends
+        // only on its operands' values.
+        (ExprKind::Unary(o1, a), ExprKind::Unary(o2, b)) => {
+            o1 == o2 && (*o1 == UnOp::LogNot || x.ty == y.ty) && same_pure(c, tr, a, b, s)?
+        }
         (ExprKind::Cast(a), ExprKind::Cast(b)) => x.ty == y.ty && same_pure(c, tr, a, b, s)?,
+        (ExprKind::Binary(o1, _, _), ExprKind::Binary(..))
+            if !o1.is_comparison() && x.ty != y.ty =>
+        {
+            false
+        }
         (ExprKind::Binary(o1, a1, b1), ExprKind::Binary(o2, a2, b2)) => {
             (o1 == o2 && same_pure(c, tr, a1, a2, s)? && same_pure(c, tr, b1, b2, s)?)
                 // Commuted or mirrored operands: `a & b` against `b & a`, `x < y` against `y > x`.
