@@ -212,13 +212,41 @@ fn point(c: &Correlated, a: &Analysis, d: &DiffPoint, b: &Budget) -> Result<Poin
                 let fell_off = d.kind == DiffKind::Exit
                     && s.ctx.get(&c.old_ret) == Some(&false)
                     && s.ctx.get(&c.new_ret) == Some(&false);
-                if fell_off {
+                // Exactly one version reached the end without `return`: it gives no value where
+                // the other gives one, a difference whatever the values (the fallen-off one's
+                // `retval` is uninitialized, so an "equal" piece would be an accident).
+                let flag = |r| s.ctx.get(r).copied();
+                let one_fell_off = d.kind == DiffKind::Exit
+                    && matches!(
+                        (flag(&c.old_ret), flag(&c.new_ret)),
+                        (Some(false), Some(true)) | (Some(true), Some(false))
+                    );
+                if fell_off || one_fell_off {
                     let retval = c.old_retval.map(|v| f.func.var(v).name.clone());
                     let rest: Vec<Compared> = compared_pairs(c, a, d)
                         .into_iter()
                         .filter(|p| Some(&p.name) != retval.as_ref())
                         .collect();
+                    let equal_before = out.equivalent.len();
                     compare_values(&names, s, &rest, &mut out)?;
+                    if one_fell_off {
+                        out.equivalent.truncate(equal_before);
+                        let side = if flag(&c.old_ret) == Some(false) {
+                            "old"
+                        } else {
+                            "new"
+                        };
+                        let inputs = names.input_dims();
+                        out.different.push(DiffState {
+                            vars: vec![format!(
+                                "{} (the {side} version reaches the end without `return`)",
+                                retval.as_deref().unwrap_or("retval")
+                            )],
+                            constraints: names.text(&s.data, &inputs)?,
+                            inputs: names.text(&s.data, &inputs)?,
+                            seed: names.seed(&s.data),
+                        });
+                    }
                 } else {
                     compare_values(&names, s, &pairs, &mut out)?;
                 }

@@ -99,6 +99,11 @@ fn behaviour_json(b: &Behaviour) -> Json {
             o.insert("return".into(), Json::Null);
             o.insert("does_not_return_within_steps".into(), json!(steps));
         }
+        // Reached the end of a non-void function without `return`: no value either.
+        None if b.ret == crate::interp::NO_VALUE => {
+            o.insert("return".into(), Json::Null);
+            o.insert("reaches_end_without_return".into(), Json::Bool(true));
+        }
         None => {
             o.insert("return".into(), Json::String(b.ret.clone()));
             if let Some(r) = &b.returned {

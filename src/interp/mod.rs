@@ -189,11 +189,17 @@ pub struct RunOutcome {
     /// An aggregate (struct, union) result: its bytes and which of them are initialized.
     pub ret_bytes: Option<(Vec<u8>, Vec<bool>)>,
     pub ret_ty: CType,
+    /// A non-void function that reached its end without `return`: no value (`ret` is `None`).
+    /// Not undefined behaviour by itself: only a caller using the value has it (C11 6.9.1p12).
+    pub fell_off: bool,
     /// Instructions executed (including those skipped by their guard).
     pub steps: u64,
     /// Bytes written by `putchar` during the call.
     pub output: Vec<u8>,
 }
+
+/// How a run's result reads when the function reached its end without `return`.
+pub const NO_VALUE: &str = "no value (reached the end without `return`)";
 
 /// What kind of undefined behaviour a run hit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -983,6 +989,7 @@ impl<'a> Interp<'a> {
         }
         let gf = &self.prog.functions[fi];
         let mut ret_bytes = None;
+        let mut fell_off = false;
         let ret = match res? {
             RetVal::Void => None,
             RetVal::Data(Data::Scalar(v)) => Some(v),
@@ -991,20 +998,15 @@ impl<'a> Interp<'a> {
                 None
             }
             RetVal::Missing => {
-                return Err(RunError::Ub {
-                    msg: format!(
-                        "reached the end of non-void function `{}` without returning a value",
-                        gf.name
-                    ),
-                    line: gf.func.end_line.0,
-                    kind: UbKind::Other,
-                })
+                fell_off = true;
+                None
             }
         };
         Ok(RunOutcome {
             ret,
             ret_bytes,
             ret_ty: gf.func.ret.clone(),
+            fell_off,
             steps: self.steps,
             output: self.output.clone(),
         })
@@ -1045,6 +1047,7 @@ pub fn run_literals(
         (None, Some((b, i))) => {
             Observed::aggregate(&prog.program.structs, &out.ret_ty, b, i).to_c()
         }
+        (None, None) if out.fell_off => NO_VALUE.into(),
         (None, None) => "void".into(),
     };
     Ok((text, out))

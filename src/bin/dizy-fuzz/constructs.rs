@@ -46,7 +46,9 @@ pub const CONSTRUCTS: &[&str] = &[
     "string",
     "alias",
     "pointer member",
+    "pointer member write",
     "malloc/free",
+    "realloc",
     "local array",
     "global",
     "global array",
@@ -73,6 +75,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "helper",
     "loop",
     "early return",
+    "falls off end",
     "break/continue",
 ];
 
@@ -213,6 +216,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             Expr::Lib(n, _) if n == "malloc" => {
                 out.insert("malloc/free");
             }
+            Expr::Lib(n, _) if n == "realloc" => {
+                out.insert("realloc");
+            }
             Expr::Lib(n, _) if n == "putchar" => {
                 out.insert("putchar");
             }
@@ -264,6 +270,15 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             Stmt::Print(_) => {
                 out.insert("printf");
             }
+            // a store to a member holding a pointer (`r->p = …`)
+            Stmt::Assign(Expr::Field(_, m), _, _)
+                if m == "p"
+                    && f.params
+                        .iter()
+                        .any(|pa| matches!(pa.role, Role::Rec { .. })) =>
+            {
+                out.insert("pointer member write");
+            }
             Stmt::Return(_) => {
                 out.insert("early return");
             }
@@ -274,6 +289,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
         });
     }
     let m = &p.main;
+    if m.falls_off {
+        out.insert("falls off end");
+    }
     for pa in &m.params {
         match (&pa.role, &pa.ty) {
             (Role::Value, Ty::Struct(_)) => {

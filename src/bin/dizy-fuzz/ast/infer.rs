@@ -155,7 +155,7 @@ impl<'a> Env<'a> {
                 "strlen" => Ty::I(IntK::SizeT),
                 "fabs" | "sqrt" | "copysign" => Ty::F64,
                 // `void *` in C; the generator only assigns it to an `int *`
-                "malloc" => Ty::Ptr(Box::new(INT), false),
+                "malloc" | "realloc" => Ty::Ptr(Box::new(INT), false),
                 _ => INT,
             },
             Expr::CallPtr(p, _) => {

@@ -559,6 +559,9 @@ pub struct Func {
     pub body: Vec<Stmt>,
     /// The final `return e;`.
     pub ret_expr: Expr,
+    /// No final `return`: the function reaches its end without a value there (generation 8;
+    /// only `f`, whose caller, the harness, then records the return value as undefined).
+    pub falls_off: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -585,6 +588,7 @@ impl Default for Func {
             locals: vec![],
             body: vec![],
             ret_expr: Expr::Int(0),
+            falls_off: false,
         }
     }
 }

@@ -351,7 +351,16 @@ impl<'a> Printer<'a> {
             );
         }
         self.block(s, f, &f.body, 1);
-        let _ = writeln!(s, "    return {};\n}}", self.expr(f, &f.ret_expr));
+        if !f.falls_off {
+            let _ = writeln!(s, "    return {};\n}}", self.expr(f, &f.ret_expr));
+        } else if self.prefix.is_empty() {
+            // what dizy reads: the end of the function without `return`
+            let _ = writeln!(s, "}}");
+        } else {
+            // the harness's copy: the end is marked, and a stand-in value keeps the caller's
+            // read defined (it records the result as undefined instead)
+            let _ = writeln!(s, "    fell_off = 1;\n    return 0;\n}}");
+        }
     }
     fn block(&self, s: &mut String, f: &Func, b: &[Stmt], depth: usize) {
         for st in b {

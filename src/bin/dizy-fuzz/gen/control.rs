@@ -134,6 +134,7 @@ impl Gen<'_> {
                         vec![Expr::bin(Op::Sub, Expr::var("n"), Expr::Int(2))],
                     ),
                 ),
+                falls_off: false,
             }
         } else {
             let step = |g: &mut Self| {
@@ -170,6 +171,7 @@ impl Gen<'_> {
                         Expr::var("acc"),
                     ],
                 ),
+                falls_off: false,
             };
             let first = step(self);
             let mutual = self.generation >= 7 && self.rng.chance(30);

@@ -469,11 +469,27 @@ impl Gen<'_> {
             body.push(self.stmt(&mut inner, 1));
         }
         let walk = Stmt::For(i, Bound::Clamp(n, cap as i64), body);
-        snippets.push(vec![Stmt::If(
-            Expr::bin(Op::Ne, ptr, Expr::Int(0)),
+        let mut snip = vec![Stmt::If(
+            Expr::bin(Op::Ne, ptr.clone(), Expr::Int(0)),
             vec![walk],
             vec![],
-        )]);
+        )];
+        // generation 8: the member itself is written after the walk (cleared, or advanced
+        // within its buffer), which the caller sees
+        if self.generation >= 8 && self.rng.chance(60) {
+            let c = self.cond(sc);
+            let write = if self.rng.chance(50) {
+                Stmt::If(c, vec![Stmt::Assign(ptr, None, Expr::Int(0))], vec![])
+            } else {
+                Stmt::If(
+                    Expr::bin(Op::LAnd, Expr::bin(Op::Ne, ptr.clone(), Expr::Int(0)), c),
+                    vec![Stmt::Assign(ptr, Some(Op::Add), Expr::Int(1))],
+                    vec![],
+                )
+            };
+            snip.push(write);
+        }
+        snippets.push(snip);
     }
 
     /// `heap`: a block from `malloc`, filled, read at a masked index and freed (allocated where
@@ -492,21 +508,66 @@ impl Gen<'_> {
         let mut inner = sc.loop_body();
         inner.ints.push(Expr::var(&i));
         let fill = self.iexpr(&inner, 2);
-        let at = Expr::bin(Op::And, self.iexpr(sc, 1), Expr::Int(len - 1));
+        // generation 8: the block may grow by `realloc` (its second half filled too), so the
+        // read may land in either half
+        let grow = self.generation >= 8 && self.rng.chance(50);
+        let at_mask = if grow { 2 * len - 1 } else { len - 1 };
+        let at = Expr::bin(Op::And, self.iexpr(sc, 1), Expr::Int(at_mask));
         let x = self.rng.pick(&sc.int_lv).clone();
-        let body = vec![
-            Stmt::For(
-                i.clone(),
-                Bound::Const(len),
-                vec![Stmt::Assign(
-                    Expr::index(h.clone(), Expr::var(&i)),
-                    None,
-                    fill,
-                )],
-            ),
-            Stmt::Assign(x, Some(Op::Add), Expr::index(h.clone(), at)),
-            Stmt::Call(Expr::Lib("free".into(), vec![h.clone()])),
-        ];
+        let mut body = vec![Stmt::For(
+            i.clone(),
+            Bound::Const(len),
+            vec![Stmt::Assign(
+                Expr::index(h.clone(), Expr::var(&i)),
+                None,
+                fill,
+            )],
+        )];
+        if grow {
+            locals.push(local(Ty::Ptr(Box::new(INT), false), "h2", int_init(0)));
+            let h2 = Expr::var("h2");
+            let j = self.counter_var();
+            let mut inner = sc.loop_body();
+            inner.ints.push(Expr::var(&j));
+            let fill2 = self.iexpr(&inner, 2);
+            body.push(Stmt::Assign(
+                h2.clone(),
+                None,
+                Expr::Lib("realloc".into(), vec![h.clone(), Expr::Int(8 * len)]),
+            ));
+            // a failed `realloc` leaves the block as it was: read within its first half then
+            let fallback = vec![Stmt::Assign(
+                x.clone(),
+                Some(Op::Add),
+                Expr::index(
+                    h.clone(),
+                    Expr::bin(Op::And, Expr::var(&i), Expr::Int(len - 1)),
+                ),
+            )];
+            body.push(Stmt::If(
+                Expr::bin(Op::Ne, h2.clone(), Expr::Int(0)),
+                vec![
+                    Stmt::Assign(h.clone(), None, h2),
+                    Stmt::For(
+                        j.clone(),
+                        Bound::Const(len),
+                        vec![Stmt::Assign(
+                            Expr::index(
+                                h.clone(),
+                                Expr::bin(Op::Add, Expr::var(&j), Expr::Int(len)),
+                            ),
+                            None,
+                            fill2,
+                        )],
+                    ),
+                    Stmt::Assign(x.clone(), Some(Op::Add), Expr::index(h.clone(), at)),
+                ],
+                fallback,
+            ));
+        } else {
+            body.push(Stmt::Assign(x, Some(Op::Add), Expr::index(h.clone(), at)));
+        }
+        body.push(Stmt::Call(Expr::Lib("free".into(), vec![h.clone()])));
         snippets.push(vec![
             Stmt::Assign(
                 h.clone(),

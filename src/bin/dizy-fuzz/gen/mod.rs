@@ -110,8 +110,10 @@ pub const FEATURES: [&str; 24] = [
 /// generation it ran with. 1: before `<ctype.h>` calls; 2: before missing-header names
 /// (`config`); 3: before bit-fields in structs; 4: before pointer members (`record`) and `malloc`
 /// (`heap`); 5: before the mutations of integer identities (`bit-algebra`); 6: before the loop
-/// schedule mutations (`loop-unroll`, `loop-peel`, `loop-split`); 7: the current one.
-pub const GENERATION: u8 = 7;
+/// schedule mutations (`loop-unroll`, `loop-peel`, `loop-split`); 7: before functions that
+/// reach their end without `return`, writes of a record's pointer member and `realloc`; 8: the
+/// current one.
+pub const GENERATION: u8 = 8;
 
 /// The constructs of generation `g` (each generation keeps the earlier list as its prefix).
 pub fn feature_list(g: u8) -> &'static [&'static str] {
@@ -474,6 +476,12 @@ impl<'r> Gen<'r> {
         }
         // counters of loops in statement expressions of the final return too
         locals.append(&mut self.extra);
+        // generation 8: `f` may reach its end without `return` (a scalar result only: the
+        // harness's stand-in return must convert from 0)
+        let falls_off = self.generation >= 8
+            && (ret.is_int() || ret.is_float())
+            && sc.ret_aggs.is_empty()
+            && self.rng.chance(12);
         p.main = Func {
             name: MAIN.into(),
             is_static: false,
@@ -482,6 +490,7 @@ impl<'r> Gen<'r> {
             locals,
             body,
             ret_expr,
+            falls_off,
         };
         p
     }

@@ -75,6 +75,7 @@ impl Gen<'_> {
             locals,
             body,
             ret_expr,
+            falls_off: false,
         }
     }
 

@@ -392,3 +392,38 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
         _ => false,
     }
 }
+
+/// `fall-off` (changing): `f` loses its final `return` (or gets it back), so that where the
+/// end is reached one version returns a value and the other none. `fall-off-unreached`
+/// (preserving): the final `return` becomes the body's last statement, and the function's end
+/// is never reached. Scalar results only (the harness's stand-in return converts from 0).
+pub(super) fn fall_off(kind: &str, p: &mut Program) -> bool {
+    let f = &mut p.main;
+    if !(f.ret.is_int() || f.ret.is_float()) {
+        return false;
+    }
+    match kind {
+        "fall-off" => f.falls_off = !f.falls_off,
+        "fall-off-unreached" if !f.falls_off => {
+            // both branches of the last `if` return, or a new `if` on a parameter does (a
+            // bare `return e;` at the end would print as the original)
+            let ret = Stmt::Return(f.ret_expr.clone());
+            match f.body.last_mut() {
+                Some(Stmt::If(_, a, b)) => {
+                    a.push(ret.clone());
+                    b.push(ret);
+                }
+                _ => {
+                    let Some(x) = f.params.iter().find(|pa| pa.ty.is_int()) else {
+                        return false;
+                    };
+                    let c = Expr::bin(Op::Gt, Expr::var(&x.name), Expr::Int(0));
+                    f.body.push(Stmt::If(c, vec![ret.clone()], vec![ret]));
+                }
+            }
+            f.falls_off = true;
+        }
+        _ => return false,
+    }
+    true
+}

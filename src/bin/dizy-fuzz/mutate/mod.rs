@@ -6,7 +6,8 @@
 //! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`; from
 //! generation 6 `bit-algebra` and its changing twin `bit-algebra-slip`, in [`bits`]; from
 //! generation 7 `loop-unroll`, `loop-peel`, `loop-split` and their `-slip` twins, in
-//! [`schedule`]) and, per construct, at least one that changes behaviour and one
+//! [`schedule`]; from generation 8 `fall-off` and `fall-off-unreached`, in [`control`]) and,
+//! per construct, at least one that changes behaviour and one
 //! that preserves it (under dizy's contract: -0.0 equals 0.0, NaN equals NaN, struct padding and
 //! field order do not count). Some change only an initializer or a type definition, so that the
 //! text of `f` stays the same. The kind is only a label for the statistics: the oracle decides
@@ -137,12 +138,20 @@ pub const KINDS_7: &[Kind] = &[
     k("loop-split-slip", false, "", false),
 ];
 
+/// Kinds added by generation 8: `f`'s final `return` dropped or restored (changing), or
+/// moved into the body so that the end is never reached (preserving).
+pub const KINDS_8: &[Kind] = &[
+    k("fall-off", false, "", true),
+    k("fall-off-unreached", true, "", true),
+];
+
 /// The kinds of generation `g`.
 fn kinds(g: u8) -> impl Iterator<Item = &'static Kind> {
     KINDS
         .iter()
         .chain(KINDS_6.iter().filter(move |_| g >= 6))
         .chain(KINDS_7.iter().filter(move |_| g >= 7))
+        .chain(KINDS_8.iter().filter(move |_| g >= 8))
 }
 
 pub fn is_preserving(kind: &str) -> bool {
@@ -178,6 +187,7 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
     match k.feature {
         "" if kind.starts_with("bit-algebra") => bits::apply(kind, p, fi, rng, &cx),
         "" if kind.starts_with("loop-") => schedule::apply(kind, p, fi, rng),
+        "" if kind.starts_with("fall-off") => control::fall_off(kind, p),
         "" => generic::apply(kind, p, fi, rng, &cx),
         "widths" | "bool" | "enum" | "float" | "struct" | "union" => {
             types::apply(kind, p, fi, rng, &cx)
