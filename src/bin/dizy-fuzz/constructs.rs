@@ -60,6 +60,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "init-only change",
     "switch",
     "fallthrough",
+    "case range",
     "goto forward",
     "goto backward",
     "do-while",
@@ -69,6 +70,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "printf",
     "putchar",
     "ctype",
+    "bit builtin",
     "statement expr",
     "stmt expr leaving",
     "may not terminate",
@@ -225,6 +227,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
             Expr::Lib(n, _) if CTYPE_FUNCTIONS.contains(&n.as_str()) => {
                 out.insert("ctype");
             }
+            Expr::Lib(n, _) if n.starts_with("__builtin_") => {
+                out.insert("bit builtin");
+            }
             Expr::Var(n) if p.config.iter().any(|c| &c.0 == n) => {
                 out.insert("missing-header name");
             }
@@ -265,6 +270,9 @@ fn program(p: &Program, out: &mut BTreeSet<&'static str>) {
                 }
                 if cs.len() > 1 && cs[..cs.len() - 1].iter().any(|c| !c.brk) {
                     out.insert("fallthrough");
+                }
+                if cs.iter().any(|c| matches!(c.label, CaseLabel::Range(..))) {
+                    out.insert("case range");
                 }
             }
             Stmt::Print(_) => {

@@ -156,6 +156,8 @@ impl<'a> Env<'a> {
                 "fabs" | "sqrt" | "copysign" => Ty::F64,
                 // `void *` in C; the generator only assigns it to an `int *`
                 "malloc" | "realloc" => Ty::Ptr(Box::new(INT), false),
+                "__builtin_bswap32" => Ty::I(IntK::UInt),
+                "__builtin_bswap16" => Ty::I(IntK::UShort),
                 _ => INT,
             },
             Expr::CallPtr(p, _) => {

@@ -460,6 +460,8 @@ pub struct Spin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CaseLabel {
     Int(i64),
+    /// GNU `case lo ... hi:` (generation 9).
+    Range(i64, i64),
     /// An enumerator or a missing header's name ([`Program::config`]).
     Name(String),
     Default,
@@ -471,6 +473,21 @@ pub struct Case {
     pub body: Vec<Stmt>,
     /// Ends with `break;` (else falls through).
     pub brk: bool,
+}
+
+impl CaseLabel {
+    /// Whether two integer labels share a value (a duplicate `case` does not compile).
+    pub fn overlaps(&self, other: &CaseLabel) -> bool {
+        let span = |l: &CaseLabel| match *l {
+            CaseLabel::Int(v) => Some((v, v)),
+            CaseLabel::Range(a, b) => Some((a, b)),
+            _ => None,
+        };
+        match (span(self), span(other)) {
+            (Some((a, b)), Some((c, d))) => a <= d && c <= b,
+            _ => self == other,
+        }
+    }
 }
 
 /// printf conversions; the printer casts the argument to the type the conversion expects.

@@ -467,6 +467,9 @@ impl<'a> Printer<'a> {
                         CaseLabel::Int(v) => {
                             let _ = writeln!(s, "{ind}case {}:", lit(*v));
                         }
+                        CaseLabel::Range(a, b) => {
+                            let _ = writeln!(s, "{ind}case {} ... {}:", lit(*a), lit(*b));
+                        }
                         CaseLabel::Name(n) => {
                             let _ = writeln!(s, "{ind}case {}:", self.name(n));
                         }

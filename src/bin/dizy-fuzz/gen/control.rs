@@ -26,6 +26,20 @@ impl Gen<'_> {
             }
         }
         let mut labels: Vec<CaseLabel> = vals.into_iter().map(CaseLabel::Int).collect();
+        // generation 9: a GNU case range over values no other label has
+        if self.generation >= 9 && self.rng.chance(40) {
+            let j = self.rng.below(labels.len());
+            if let CaseLabel::Int(v) = labels[j] {
+                let r = CaseLabel::Range(v, v + 1 + self.rng.below(3) as i64);
+                if !labels
+                    .iter()
+                    .enumerate()
+                    .any(|(k, l)| k != j && l.overlaps(&r))
+                {
+                    labels[j] = r;
+                }
+            }
+        }
         if self.rng.chance(60) {
             let at = self.rng.below(labels.len() + 1);
             labels.insert(at, CaseLabel::Default);

@@ -126,6 +126,35 @@ impl Gen<'_> {
         Expr::cast(Ty::I(k), Expr::cond(c, f, Expr::Flt("0.0".into())))
     }
 
+    /// One of GCC's bit builtins (generation 9) on an operand of its parameter type: `clz`
+    /// and `ctz` mostly of an operand made odd or with its top bit set (they are undefined for
+    /// 0, which the oracle's UBSan reports), `bswap16/32` of the operand converted.
+    fn bit_builtin(&mut self, sc: &Scope, depth: usize) -> Expr {
+        let e = self.iexpr(sc, depth - 1);
+        let uint = |e: Expr| Expr::cast(Ty::I(IntK::UInt), e);
+        let name = *self.rng.pick(&[
+            "__builtin_popcount",
+            "__builtin_parity",
+            "__builtin_clz",
+            "__builtin_ctz",
+            "__builtin_ffs",
+            "__builtin_clrsb",
+            "__builtin_bswap32",
+            "__builtin_bswap16",
+        ]);
+        let arg = match name {
+            "__builtin_ffs" | "__builtin_clrsb" => Expr::cast(INT, e),
+            "__builtin_bswap16" => Expr::cast(Ty::I(IntK::UShort), e),
+            "__builtin_clz" | "__builtin_ctz" if self.rng.chance(80) => Expr::bin(
+                Op::Or,
+                uint(e),
+                Expr::Int(if name == "__builtin_clz" { 1 } else { 0x8000 }),
+            ),
+            _ => uint(e),
+        };
+        Expr::Lib(name.into(), vec![arg])
+    }
+
     pub fn iexpr(&mut self, sc: &Scope, depth: usize) -> Expr {
         if depth == 0 || self.rng.chance(30) {
             return self.ileaf(sc);
@@ -154,6 +183,9 @@ impl Gen<'_> {
             let f = *self.rng.pick(crate::ast::CTYPE_FUNCTIONS);
             let arg = Expr::cast(Ty::I(IntK::UChar), self.iexpr(sc, depth - 1));
             return Expr::Lib(f.into(), vec![arg]);
+        }
+        if self.generation >= 9 && roll < 21 && self.rng.chance(12) {
+            return self.bit_builtin(sc, depth);
         }
         if roll < 21 {
             // a conversion to another integer type

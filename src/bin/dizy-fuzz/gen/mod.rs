@@ -111,9 +111,9 @@ pub const FEATURES: [&str; 24] = [
 /// (`config`); 3: before bit-fields in structs; 4: before pointer members (`record`) and `malloc`
 /// (`heap`); 5: before the mutations of integer identities (`bit-algebra`); 6: before the loop
 /// schedule mutations (`loop-unroll`, `loop-peel`, `loop-split`); 7: before functions that
-/// reach their end without `return`, writes of a record's pointer member and `realloc`; 8: the
-/// current one.
-pub const GENERATION: u8 = 8;
+/// reach their end without `return`, writes of a record's pointer member and `realloc`; 8:
+/// before GCC's bit builtins and `case` ranges; 9: the current one.
+pub const GENERATION: u8 = 9;
 
 /// The constructs of generation `g` (each generation keeps the earlier list as its prefix).
 pub fn feature_list(g: u8) -> &'static [&'static str] {

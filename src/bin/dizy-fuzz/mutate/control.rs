@@ -15,6 +15,42 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
     let Cx { snap, fsnap, .. } = cx;
     match kind {
         // ---------------------------------------------------------------------------- switch
+        "case-range-split" => {
+            // `case a ... b: body` as `case a: case a+1: … case b: body` (preserving)
+            let func = func_mut(p, fi);
+            nth_stmt(
+                func,
+                &|s| {
+                    matches!(s, Stmt::Switch(_, cs)
+                        if cs.iter().any(|c| matches!(c.label, CaseLabel::Range(..))))
+                },
+                rng,
+                &mut |b, i, rng| {
+                    let Stmt::Switch(_, cases) = &mut b[i] else {
+                        return false;
+                    };
+                    let at: Vec<usize> = (0..cases.len())
+                        .filter(|&j| matches!(cases[j].label, CaseLabel::Range(..)))
+                        .collect();
+                    let j = *rng.pick(&at);
+                    let CaseLabel::Range(lo, hi) = cases[j].label else {
+                        return false;
+                    };
+                    cases[j].label = CaseLabel::Int(hi);
+                    for (k, v) in (lo..hi).enumerate() {
+                        cases.insert(
+                            j + k,
+                            Case {
+                                label: CaseLabel::Int(v),
+                                body: vec![],
+                                brk: false,
+                            },
+                        );
+                    }
+                    true
+                },
+            )
+        }
         "case-break" | "case-label" | "case-reorder" => {
             let func = func_mut(p, fi);
             let enums: Vec<String> = snap
@@ -45,10 +81,29 @@ pub(super) fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng, cx: &
                             let used: Vec<CaseLabel> =
                                 cases.iter().map(|c| c.label.clone()).collect();
                             match &cases[j].label {
-                                CaseLabel::Int(_) => {
+                                CaseLabel::Int(_) | CaseLabel::Range(..) => {
+                                    // a value or a range (its bounds moved) no other label has
+                                    let was = cases[j].label.clone();
                                     for _ in 0..10 {
-                                        let v = CaseLabel::Int(rng.range(-1, 9));
-                                        if !used.contains(&v) {
+                                        let v = match was {
+                                            CaseLabel::Range(a, b) if rng.chance(50) => {
+                                                let d = if rng.chance(50) { 1 } else { -1 };
+                                                if rng.chance(50) {
+                                                    CaseLabel::Range(a + d, b)
+                                                } else {
+                                                    CaseLabel::Range(a, b + d)
+                                                }
+                                            }
+                                            _ => CaseLabel::Int(rng.range(-1, 9)),
+                                        };
+                                        let valid = !matches!(v, CaseLabel::Range(a, b) if a > b);
+                                        if valid
+                                            && v != was
+                                            && !used
+                                                .iter()
+                                                .enumerate()
+                                                .any(|(k, u)| k != j && u.overlaps(&v))
+                                        {
                                             cases[j].label = v;
                                             return true;
                                         }

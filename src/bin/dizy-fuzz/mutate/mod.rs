@@ -6,7 +6,8 @@
 //! `reorder`, `loop`, `dead`, `rename`, `if-swap`, `if-negate`, `split-or`, `temp`; from
 //! generation 6 `bit-algebra` and its changing twin `bit-algebra-slip`, in [`bits`]; from
 //! generation 7 `loop-unroll`, `loop-peel`, `loop-split` and their `-slip` twins, in
-//! [`schedule`]; from generation 8 `fall-off` and `fall-off-unreached`, in [`control`]) and,
+//! [`schedule`]; from generation 8 `fall-off` and `fall-off-unreached`, in [`control`]; from
+//! generation 9 `builtin-swap` and `builtin-expand`, in [`bits`]) and,
 //! per construct, at least one that changes behaviour and one
 //! that preserves it (under dizy's contract: -0.0 equals 0.0, NaN equals NaN, struct padding and
 //! field order do not count). Some change only an initializer or a type definition, so that the
@@ -145,6 +146,15 @@ pub const KINDS_8: &[Kind] = &[
     k("fall-off-unreached", true, "", true),
 ];
 
+/// Kinds added by generation 9: GCC's bit builtins swapped for another of the same signature
+/// (changing) or written out by an identity (preserving), and a `case` range split into its
+/// values (preserving; the ranges' bounds move with `case-label`).
+pub const KINDS_9: &[Kind] = &[
+    k("builtin-swap", false, "", false),
+    k("builtin-expand", true, "", false),
+    k("case-range-split", true, "switch", false),
+];
+
 /// The kinds of generation `g`.
 fn kinds(g: u8) -> impl Iterator<Item = &'static Kind> {
     KINDS
@@ -152,6 +162,7 @@ fn kinds(g: u8) -> impl Iterator<Item = &'static Kind> {
         .chain(KINDS_6.iter().filter(move |_| g >= 6))
         .chain(KINDS_7.iter().filter(move |_| g >= 7))
         .chain(KINDS_8.iter().filter(move |_| g >= 8))
+        .chain(KINDS_9.iter().filter(move |_| g >= 9))
 }
 
 pub fn is_preserving(kind: &str) -> bool {
@@ -186,6 +197,7 @@ pub fn apply(kind: &str, p: &mut Program, fi: usize, rng: &mut Rng) -> bool {
     };
     match k.feature {
         "" if kind.starts_with("bit-algebra") => bits::apply(kind, p, fi, rng, &cx),
+        "" if kind.starts_with("builtin-") => bits::builtin(kind, p, fi, rng),
         "" if kind.starts_with("loop-") => schedule::apply(kind, p, fi, rng),
         "" if kind.starts_with("fall-off") => control::fall_off(kind, p),
         "" => generic::apply(kind, p, fi, rng, &cx),
