@@ -96,8 +96,9 @@ struct Args {
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(builtin::NAMES))]
     builtin: Option<String>,
     /// The generator's version (see `gen::GENERATION`: 1 before `<ctype.h>` calls, …, 6
-    /// before the loop schedule mutations, 7 the current one); a seed of an earlier run gives
-    /// the same pairs again with the generation it ran with
+    /// before the loop schedule mutations, 7 before falling off the end, 8 before bit builtins
+    /// and case ranges, 9 the current one); a seed of an earlier run gives the same pairs
+    /// again with the generation it ran with
     #[arg(long, default_value_t = gen::GENERATION,
           value_parser = clap::value_parser!(u8).range(1..=gen::GENERATION as i64))]
     generation: u8,
