@@ -1,4 +1,5 @@
-//! C's integer operations on z3 bit-vectors, with the conditions under which C defines them.
+//! C's integer operations (and GCC's bit builtins) on z3 bit-vectors, with the conditions under
+//! which C (GCC) defines them.
 //!
 //! Takes an operator and its two operands, already converted to the operation's width; gives
 //! the result (wrapping, as the hardware computes it) and the definedness conditions: no signed
@@ -114,6 +115,68 @@ pub fn int_op<'c>(
     Some((r, defined))
 }
 
+/// The width of the parameter of GCC bit builtin `name` (see [`crate::ir::bit_builtin`]).
+pub fn bit_builtin_width(name: &str) -> Option<u32> {
+    let f = crate::ir::bit_builtin(name)?;
+    match f.params.first()? {
+        crate::ir::CType::Int { bits, .. } => Some(u32::from(*bits)),
+        _ => None,
+    }
+}
+
+/// GCC bit builtin `name` of `x` (in its parameter's width, [`bit_builtin_width`]): the result
+/// (`int`, 32 bits; `bswap` in its own width) and the condition under which GCC defines it
+/// (`clz` and `ctz` of 0 are undefined). `None` for a name that is no such builtin.
+pub fn bit_builtin<'c>(
+    ctx: &'c Context,
+    name: &str,
+    x: &BV<'c>,
+) -> Option<(BV<'c>, Vec<Bool<'c>>)> {
+    let w = x.get_size();
+    let int = |v: u64| BV::from_u64(ctx, v, 32);
+    let bit = |i: u32| x.extract(i, i)._eq(&BV::from_u64(ctx, 1, 1));
+    let zero = x._eq(&BV::from_u64(ctx, 0, w));
+    let popcount = || (0..w).fold(int(0), |acc, i| acc.bvadd(&x.extract(i, i).zero_ext(31)));
+    // leading zeros of `v`: the first set bit from the top decides (w when none is)
+    let clz = |v: &BV<'c>| {
+        (0..w).fold(int(u64::from(w)), |acc, i| {
+            v.extract(i, i)
+                ._eq(&BV::from_u64(ctx, 1, 1))
+                .ite(&int(u64::from(w - 1 - i)), &acc)
+        })
+    };
+    let ctz = || {
+        (0..w).rev().fold(int(u64::from(w)), |acc, i| {
+            bit(i).ite(&int(u64::from(i)), &acc)
+        })
+    };
+    let rest = name.strip_prefix("__builtin_")?;
+    let op = rest.trim_end_matches('l');
+    if let Some(n) = op.strip_prefix("bswap") {
+        if n.parse::<u32>().ok()? != w {
+            return None;
+        }
+        let bytes: Vec<BV<'c>> = (0..w / 8).map(|k| x.extract(8 * k + 7, 8 * k)).collect();
+        let r = bytes[1..]
+            .iter()
+            .fold(bytes[0].clone(), |acc, b| acc.concat(b));
+        return Some((r, vec![]));
+    }
+    Some(match op {
+        "popcount" => (popcount(), vec![]),
+        "parity" => (popcount().bvand(&int(1)), vec![]),
+        "clz" => (clz(x), vec![zero.not()]),
+        "ctz" => (ctz(), vec![zero.not()]),
+        "ffs" => (zero.ite(&int(0), &ctz().bvadd(&int(1))), vec![]),
+        "clrsb" => {
+            // bits after the sign bit equal to it: leading zeros of `x ^ (x >> (w-1))`, less one
+            let y = x.bvxor(&x.bvashr(&BV::from_u64(ctx, u64::from(w - 1), w)));
+            (clz(&y).bvsub(&int(1)), vec![])
+        }
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +219,84 @@ mod tests {
             let sat = solver.check() == SatResult::Sat;
             assert_eq!(sat, a.checked_neg().is_some(), "-({a}): defined");
         }
+    }
+
+    /// The builtins' encodings against Rust's bit operations (the independent oracle) on
+    /// constants of both signs and the edge values; `clz`/`ctz` of 0 undefined.
+    #[test]
+    fn bit_builtins_match_rust() {
+        let ctx = Context::new(&Config::new());
+        let eval = |name: &str, x: u64, w: u32| -> Option<u64> {
+            let (r, defined) = bit_builtin(&ctx, name, &BV::from_u64(&ctx, x, w)).unwrap();
+            let s = Solver::new(&ctx);
+            for d in &defined {
+                s.assert(d);
+            }
+            if s.check() != SatResult::Sat {
+                return None;
+            }
+            let v = s.get_model()?.eval(&r, true)?.as_u64()?;
+            Some(v)
+        };
+        for x in [
+            0u32,
+            1,
+            2,
+            3,
+            0x80,
+            0xff00,
+            0x8000_0000,
+            0xffff_ffff,
+            0x1234_5678,
+            0x7fff_ffff,
+        ] {
+            let xi = x as i32;
+            assert_eq!(
+                eval("__builtin_popcount", x.into(), 32),
+                Some(x.count_ones().into())
+            );
+            assert_eq!(
+                eval("__builtin_parity", x.into(), 32),
+                Some((x.count_ones() & 1).into())
+            );
+            let nz = |v: u32| (x != 0).then_some(u64::from(v));
+            assert_eq!(
+                eval("__builtin_clz", x.into(), 32),
+                nz(x.leading_zeros()),
+                "{x:#x}"
+            );
+            assert_eq!(
+                eval("__builtin_ctz", x.into(), 32),
+                nz(x.trailing_zeros()),
+                "{x:#x}"
+            );
+            let ffs = if x == 0 { 0 } else { x.trailing_zeros() + 1 };
+            assert_eq!(eval("__builtin_ffs", x.into(), 32), Some(ffs.into()));
+            let clrsb = if xi < 0 {
+                (!xi).leading_zeros()
+            } else {
+                xi.leading_zeros()
+            } - 1;
+            assert_eq!(
+                eval("__builtin_clrsb", x.into(), 32),
+                Some(clrsb.into()),
+                "{x:#x}"
+            );
+            assert_eq!(
+                eval("__builtin_bswap32", x.into(), 32),
+                Some(x.swap_bytes().into())
+            );
+            let h = x as u16;
+            assert_eq!(
+                eval("__builtin_bswap16", h.into(), 16),
+                Some(h.swap_bytes().into())
+            );
+        }
+        let big = 0x0100_0000_0000_00f0u64;
+        assert_eq!(eval("__builtin_popcountll", big, 64), Some(5));
+        assert_eq!(eval("__builtin_clzl", big, 64), Some(7));
+        assert_eq!(eval("__builtin_bswap64", big, 64), Some(big.swap_bytes()));
+        assert_eq!(bit_builtin_width("__builtin_ctzll"), Some(64));
+        assert_eq!(bit_builtin_width("__builtin_bswap16"), Some(16));
     }
 }

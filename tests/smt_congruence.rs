@@ -1,7 +1,8 @@
 //! Matched computations the numeric domains cannot relate — products, division, bit operations,
 //! shifts — are proved equal by z3 as bit-vector functions of their leaves (`analysis::smt_eq`),
 //! and only where they are: each rewrite below is `equivalent`, and each near miss is not (it
-//! gets a witness, which the interpreter validated by running both versions).
+//! gets a witness, which the interpreter validated by running both versions). GCC's bit
+//! builtins are encoded too (`cbv::bit_builtin`, checked against Rust's bit operations there).
 
 mod common;
 
@@ -60,6 +61,31 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "r = u / 8u + s / 2;",
         "r = (u >> 3) + s / 2;",
         "r = (u >> 3) + (s >> 1);",
+    ),
+    // GCC's bit builtins: results of the calls are encoded as what they compute
+    (
+        "unsigned x",
+        "int a = __builtin_parity(x); r = a;",
+        "int a = __builtin_popcount(x) & 1; r = a;",
+        "int a = __builtin_popcount(x) & 3; r = a;",
+    ),
+    (
+        "unsigned x",
+        "unsigned c = __builtin_bswap32(x); r = c;",
+        "unsigned c = (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24); r = c;",
+        "unsigned c = (x >> 24) | ((x >> 8) & 0xff01u) | ((x << 8) & 0xff0000u) | (x << 24); r = c;",
+    ),
+    (
+        "int y",
+        "int t = __builtin_clrsb(y); r = t;",
+        "int t = __builtin_clrsb(~y); r = t;",
+        "int t = __builtin_clrsb(-y); r = t;",
+    ),
+    (
+        "unsigned x",
+        "int t = __builtin_ctz(x | 8u); r = t;",
+        "int t = __builtin_popcount(((x | 8u) & -(x | 8u)) - 1u); r = t;",
+        "int t = __builtin_popcount((x | 8u) & -(x | 8u)); r = t;",
     ),
 ];
 

@@ -86,16 +86,31 @@ impl Analyzer<'_> {
             },
             _ => None,
         };
+        // results of GCC's bit builtins, which the comparison encodes as what they compute
+        let call_def = |e: &Expr| match e.kind {
+            ExprKind::Var(v) => match s.defs.get(v) {
+                Some(super::defs::Def::Call(name, args)) if args.len() == 1 => {
+                    Some((name.clone(), args[0].clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         let stable = |e: &Expr| match e.kind {
             ExprKind::Var(v) => !func.var(v).volatile,
             ExprKind::Guard(_) => true,
             _ => false,
         };
-        self.smt_eq
-            .borrow_mut()
-            .equal(x, y, wrap, self.budget.left(), &stable, &def, |a, b| {
-                self.equal_exprs(a, b, s)
-            })
+        self.smt_eq.borrow_mut().equal(
+            x,
+            y,
+            wrap,
+            self.budget.left(),
+            &stable,
+            &def,
+            &call_def,
+            |a, b| self.equal_exprs(a, b, s),
+        )
     }
 
     /// At a matched pair of induction markers ([`crate::ir::INDUCTION`]) that follow the two

@@ -15,12 +15,12 @@
 //! limit per query, limits on the queries and their time per analysed function, and answers
 //! cached per pair of expressions and pairing of leaves.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use z3::ast::{Ast, Bool, BV};
 use z3::{Config, Context, Params, SatResult, Solver};
 
-use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, UnOp};
+use crate::ir::{BinOp, CType, Expr, ExprKind, LogicOp, UnOp, VarId};
 
 /// Most nodes in one expression of a compared pair.
 const MAX_NODES: usize = 64;
@@ -65,14 +65,21 @@ impl SmtEq {
         left: Option<std::time::Duration>,
         stable: &dyn Fn(&Expr) -> bool,
         def: &dyn Fn(&Expr) -> Option<Expr>,
+        call_def: &dyn Fn(&Expr) -> Option<(String, Expr)>,
         mut paired: impl FnMut(&Expr, &Expr) -> Result<bool, E>,
     ) -> Result<bool, E> {
         if x.ty != y.ty || !is_int(&x.ty) || x == y {
             return Ok(false);
         }
         let (x, y) = (&expand(x, def, 3), &expand(y, def, 3));
+        let mut calls = Calls::new();
+        gather(x, def, call_def, &mut calls, 2);
+        gather(y, def, call_def, &mut calls, 2);
         let (mut lx, mut ly) = (vec![], vec![]);
-        if !leaves(x, &mut lx, stable) || !leaves(y, &mut ly, stable) || !worth_it(x, y) {
+        if !leaves(x, &mut lx, stable, &calls)
+            || !leaves(y, &mut ly, stable, &calls)
+            || !worth_it(x, y, &calls)
+        {
             return Ok(false);
         }
         if lx.len() > MAX_LEAVES || ly.len() > MAX_LEAVES {
@@ -90,7 +97,7 @@ impl SmtEq {
             }
             pairing.push(found);
         }
-        let key = (format!("{x:?} = {y:?}"), pairing);
+        let key = (format!("{x:?} = {y:?} where {calls:?}"), pairing);
         if let Some(r) = self.cache.get(&key) {
             return Ok(*r);
         }
@@ -103,7 +110,7 @@ impl SmtEq {
         self.queries += 1;
         let start = std::time::Instant::now();
         let ctx = self.ctx.get_or_insert_with(|| Context::new(&Config::new()));
-        let r = prove(ctx, (x, y), (&lx, &ly), &key.1, wrap, stable);
+        let r = prove(ctx, (x, y), (&lx, &ly), &key.1, wrap, stable, &calls);
         self.spent += start.elapsed();
         self.cache.insert(key, r);
         Ok(r)
@@ -137,6 +144,40 @@ fn expand(e: &Expr, def: &dyn Fn(&Expr) -> Option<Expr>, depth: u32) -> Expr {
     }
 }
 
+/// Variables holding the result of a GCC bit builtin ([`super::defs::Def::Call`]): the
+/// builtin's name and its argument (expanded like the compared expressions). Encoded as the
+/// builtin of the argument instead of as leaves.
+type Calls = BTreeMap<VarId, (String, Expr)>;
+
+/// The builtin results `e` reads, and those their arguments read, `depth` levels deep.
+fn gather(
+    e: &Expr,
+    def: &dyn Fn(&Expr) -> Option<Expr>,
+    call_def: &dyn Fn(&Expr) -> Option<(String, Expr)>,
+    calls: &mut Calls,
+    depth: u32,
+) {
+    if depth == 0 {
+        return;
+    }
+    let mut found = vec![];
+    e.walk(&mut |n| {
+        if let ExprKind::Var(v) = n.kind {
+            if !calls.contains_key(&v) {
+                if let Some((name, arg)) = call_def(n) {
+                    if crate::cbv::bit_builtin_width(&name).is_some() {
+                        found.push((v, name, expand(&arg, def, 2)));
+                    }
+                }
+            }
+        }
+    });
+    for (v, name, arg) in found {
+        gather(&arg, def, call_def, calls, depth - 1);
+        calls.insert(v, (name, arg));
+    }
+}
+
 fn is_int(t: &CType) -> bool {
     matches!(t, CType::Int { .. } | CType::Bool)
 }
@@ -156,9 +197,14 @@ fn signed(t: &CType) -> bool {
 /// Collects the leaves of `e` (integer-typed): each stable one once, the others at every
 /// occurrence; false when `e` has a node the encoding does not know (floating or pointer
 /// values, a value the frontend could not model) or is too big.
-fn leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>, stable: &dyn Fn(&Expr) -> bool) -> bool {
+fn leaves<'e>(
+    e: &'e Expr,
+    out: &mut Vec<&'e Expr>,
+    stable: &dyn Fn(&Expr) -> bool,
+    calls: &'e Calls,
+) -> bool {
     let mut nodes = 0;
-    walk(e, out, &mut nodes, stable) && nodes <= MAX_NODES
+    walk(e, out, &mut nodes, stable, calls) && nodes <= MAX_NODES
 }
 
 fn walk<'e>(
@@ -166,6 +212,7 @@ fn walk<'e>(
     out: &mut Vec<&'e Expr>,
     nodes: &mut usize,
     stable: &dyn Fn(&Expr) -> bool,
+    calls: &'e Calls,
 ) -> bool {
     *nodes += 1;
     if *nodes > MAX_NODES || !is_int(&e.ty) {
@@ -173,10 +220,12 @@ fn walk<'e>(
     }
     match &e.kind {
         ExprKind::Int(_) => true,
-        ExprKind::Cast(x) | ExprKind::Unary(_, x) => walk(x, out, nodes, stable),
+        // a builtin's result: the leaves of its argument
+        ExprKind::Var(v) if calls.contains_key(v) => walk(&calls[v].1, out, nodes, stable, calls),
+        ExprKind::Cast(x) | ExprKind::Unary(_, x) => walk(x, out, nodes, stable, calls),
         ExprKind::Binary(BinOp::PtrDiff, ..) | ExprKind::Opaque(_) => false,
         ExprKind::Binary(_, a, b) | ExprKind::Logic(_, a, b) => {
-            walk(a, out, nodes, stable) && walk(b, out, nodes, stable)
+            walk(a, out, nodes, stable, calls) && walk(b, out, nodes, stable, calls)
         }
         _ => {
             if !(stable(e) && out.contains(&e)) {
@@ -195,9 +244,11 @@ fn same_leaf(l: &Expr, e: &Expr, stable: &dyn Fn(&Expr) -> bool) -> bool {
 /// Only pairs a cheaper check cannot settle: both sides compute something (a leaf against a
 /// leaf is the linear check's business), and one uses an operation the numeric domains do not
 /// relate exactly (products, division, bit operations, shifts).
-fn worth_it(x: &Expr, y: &Expr) -> bool {
-    fn nonlinear(e: &Expr) -> bool {
+fn worth_it(x: &Expr, y: &Expr, calls: &Calls) -> bool {
+    fn nonlinear(e: &Expr, calls: &Calls) -> bool {
+        let inner = |e: &Expr| nonlinear(e, calls);
         match &e.kind {
+            ExprKind::Var(v) => calls.contains_key(v),
             ExprKind::Binary(op, a, b) => {
                 matches!(
                     op,
@@ -209,16 +260,16 @@ fn worth_it(x: &Expr, y: &Expr) -> bool {
                         | BinOp::BitAnd
                         | BinOp::BitOr
                         | BinOp::BitXor
-                ) || nonlinear(a)
-                    || nonlinear(b)
+                ) || inner(a)
+                    || inner(b)
             }
             ExprKind::Unary(UnOp::BitNot, _) => true,
-            ExprKind::Cast(a) | ExprKind::Unary(_, a) => nonlinear(a),
-            ExprKind::Logic(_, a, b) => nonlinear(a) || nonlinear(b),
+            ExprKind::Cast(a) | ExprKind::Unary(_, a) => inner(a),
+            ExprKind::Logic(_, a, b) => inner(a) || inner(b),
             _ => false,
         }
     }
-    nonlinear(x) || nonlinear(y)
+    nonlinear(x, calls) || nonlinear(y, calls)
 }
 
 /// `x = y` for all leaf values where both are defined.
@@ -229,6 +280,7 @@ fn prove(
     pairing: &[Option<usize>],
     wrap: bool,
     stable: &dyn Fn(&Expr) -> bool,
+    calls: &Calls,
 ) -> bool {
     let konst = |k: usize, e: &Expr| width(&e.ty).map(|w| BV::new_const(ctx, format!("l!{k}"), w));
     let Some(cx) = lx
@@ -253,6 +305,7 @@ fn prove(
         ctx,
         wrap,
         stable,
+        calls,
         defined: vec![],
         under: vec![],
         leaves: vec![],
@@ -282,6 +335,7 @@ struct Enc<'c, 'e> {
     ctx: &'c Context,
     wrap: bool,
     stable: &'e dyn Fn(&Expr) -> bool,
+    calls: &'e Calls,
     defined: Vec<Bool<'c>>,
     /// Conditions under which the subexpression being encoded is evaluated (`&&`, `||`).
     under: Vec<Bool<'c>>,
@@ -384,6 +438,21 @@ impl<'c> Enc<'c, '_> {
                 Some(self.of_bool(&t, w))
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &e.ty, w),
+            ExprKind::Var(v) if self.calls.contains_key(v) => {
+                let calls = self.calls;
+                let (name, arg) = &calls[v];
+                let a = self.operand(arg, crate::cbv::bit_builtin_width(name)?)?;
+                let (r, defined) = crate::cbv::bit_builtin(self.ctx, name, &a)?;
+                for d in defined {
+                    self.define(d);
+                }
+                // the result in the variable's type (`int`, or the `bswap`'s own)
+                let from = CType::Int {
+                    bits: r.get_size() as u8,
+                    signed: !name.contains("bswap"),
+                };
+                Some(Self::resize(r, &from, w))
+            }
             _ => self
                 .leaves
                 .iter()
