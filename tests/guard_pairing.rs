@@ -159,3 +159,20 @@ fn switch_against_an_if_chain_is_proved() {
         "a test after its operand changed",
     );
 }
+
+/// A `return e;` moved into both branches of an `if` (tail duplication): one copy matches the
+/// old `return`, the other runs alone, earlier. The two copies compute the same expression over
+/// equal variables, which their symbolic definitions show right after the assignment
+/// (`Analyzer::defs_agree`), so the rewrite is `equivalent` — also for a non-linear
+/// expression; a copy that differs is not.
+#[test]
+fn a_return_duplicated_into_both_branches_is_proved() {
+    let old = "int f(int a, int b) { if (a > b) a = a * 2; return (a ^ b) * b; }\n";
+    let dup = |then: &str| {
+        format!(
+            "int f(int a, int b) {{ if (a > b) {{ a = a * 2; return {then}; }} return (a ^ b) * b; }}\n"
+        )
+    };
+    assert_eq!(verdict(old, &dup("(a ^ b) * b")), Verdict::Equivalent);
+    assert_eq!(verdict(old, &dup("(a ^ b) * a")), Verdict::Different);
+}

@@ -46,6 +46,8 @@ pub(super) struct Analyzer<'a> {
     contrib: HashMap<(usize, usize), State>,
     head_iters: HashMap<usize, usize>,
     canon_points: HashSet<usize>,
+    /// The variable pairs diff points compare, by either variable ([`Self::defs_agree`]).
+    compared: HashMap<VarId, (VarId, VarId)>,
     /// Old positions `k` whose instruction is matched with the new one at `k + 1`.
     pairs_at: HashSet<usize>,
     /// Per side: tracked dims of globals and of address-taken variables (forgotten by stores
@@ -216,6 +218,15 @@ impl<'a> Analyzer<'a> {
                 .collect(),
             head_iters: HashMap::new(),
             canon_points,
+            compared: c
+                .diff_points
+                .iter()
+                .flat_map(|d| d.pairs.iter())
+                .flat_map(|&k| {
+                    let p = (c.pairs[k].old, c.pairs[k].new);
+                    [(p.0, p), (p.1, p)]
+                })
+                .collect(),
             pairs_at,
             clobber_old,
             clobber_new,
@@ -370,6 +381,20 @@ impl<'a> Analyzer<'a> {
             };
             tracing::debug!(ms = t0.elapsed().as_millis(), "transfer");
             let mut fall = fall;
+            // a compared variable just assigned: its definition against the other version's
+            let assigned: Vec<(VarId, VarId)> = (p..next)
+                .filter_map(|i| match &self.f.instrs[i].kind {
+                    InstrKind::Assign(Place::Var(v), _)
+                    | InstrKind::Call {
+                        dest: Some(Place::Var(v)),
+                        ..
+                    } => self.compared.get(v).copied(),
+                    _ => None,
+                })
+                .collect();
+            if !assigned.is_empty() {
+                self.defs_agree(&assigned, &mut fall)?;
+            }
             if let Some((t, js)) = jump {
                 if t == next {
                     // A jump to the next instruction: both edges arrive from here, as one

@@ -20,7 +20,7 @@ use super::translate::Tr;
 use crate::correlate::{writes_nothing, Correlated, Side, NO_MEMORY_WRITES, PURE_FUNCTIONS};
 use crate::diag::Result;
 use crate::gcl::{GclFunction, InstrKind};
-use crate::ir::{layout_size, BinOp, CType, Callee, Expr, ExprKind, Place, UnOp, VarKind};
+use crate::ir::{layout_size, BinOp, CType, Callee, Expr, ExprKind, Place, UnOp, VarId, VarKind};
 use crate::limits::Budget;
 
 impl Analyzer<'_> {
@@ -192,6 +192,57 @@ impl Analyzer<'_> {
     /// entailed equal, or the same pure expression over pairwise-equal variables.
     pub(super) fn equal_exprs(&self, x: &Expr, y: &Expr, s: &Sub) -> Result<bool> {
         equal_exprs(self.c, &self.dims, self.semantics(), x, y, s, self.budget)
+    }
+
+    /// After an assignment to a variable a diff point compares: each such pair of integer
+    /// variables (`pairs`) that a sub-state does not prove equal but whose symbolic
+    /// definitions ([`super::defs`]) are congruent — `x := E` in one version and `x' := E'` in
+    /// the other with `E` and `E'` equal in the sub-state, or the same pure call on equal
+    /// arguments — is made equal in it. The definitions hold in the sub-state, so this only
+    /// states what is true; it relates two copies of one computation that the correlation
+    /// left unmatched (a `return e;` moved into both branches of an `if`: one copy matched,
+    /// the other run alone, earlier). Done right after the assignment, while the operands are
+    /// still tracked (they die before the diff point).
+    pub(super) fn defs_agree(&self, pairs: &[(VarId, VarId)], s: &mut [Sub]) -> Result<()> {
+        let func = &self.f.func;
+        for sub in s.iter_mut() {
+            for &(x, y) in pairs {
+                let (Some(dx), Some(dy)) = (self.dims.of(x), self.dims.of(y)) else {
+                    continue;
+                };
+                let ty = &func.var(x).ty;
+                if !matches!(ty, CType::Int { .. } | CType::Bool) || *ty != func.var(y).ty {
+                    continue;
+                }
+                let eq = LinConstraint::new(
+                    LinExpr::var(dx)
+                        .checked_sub(&LinExpr::var(dy))
+                        .expect("two dims"),
+                    ConstraintKind::Eq,
+                );
+                let equal = match (sub.defs.get(x), sub.defs.get(y)) {
+                    (Some(Def::Expr(a)), Some(Def::Expr(b))) => {
+                        a.ty == b.ty
+                            && !sub.data.s_entails(&eq, self.budget)?
+                            && (self.equal_exprs(a, b, sub)? || self.smt_equal(a, b, sub)?)
+                    }
+                    (Some(Def::Call(n, a)), Some(Def::Call(m, b)))
+                        if n == m && a.len() == b.len() =>
+                    {
+                        let mut all = !sub.data.s_entails(&eq, self.budget)?;
+                        for (u, v) in a.iter().zip(b) {
+                            all = all && self.equal_exprs(u, v, sub)?;
+                        }
+                        all
+                    }
+                    _ => false,
+                };
+                if equal {
+                    sub.data.s_meet_constraint(&eq, self.budget)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A translator in `s` that knows no reads of the instruction (congruence is decided
