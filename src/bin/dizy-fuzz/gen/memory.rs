@@ -524,14 +524,14 @@ impl Gen<'_> {
             )],
         )];
         if grow {
-            locals.push(local(Ty::Ptr(Box::new(INT), false), "h2", int_init(0)));
-            let h2 = Expr::var("h2");
+            locals.push(local(Ty::Ptr(Box::new(INT), false), "hr", int_init(0)));
+            let hr = Expr::var("hr");
             let j = self.counter_var();
             let mut inner = sc.loop_body();
             inner.ints.push(Expr::var(&j));
             let fill2 = self.iexpr(&inner, 2);
             body.push(Stmt::Assign(
-                h2.clone(),
+                hr.clone(),
                 None,
                 Expr::Lib("realloc".into(), vec![h.clone(), Expr::Int(8 * len)]),
             ));
@@ -545,9 +545,9 @@ impl Gen<'_> {
                 ),
             )];
             body.push(Stmt::If(
-                Expr::bin(Op::Ne, h2.clone(), Expr::Int(0)),
+                Expr::bin(Op::Ne, hr.clone(), Expr::Int(0)),
                 vec![
-                    Stmt::Assign(h.clone(), None, h2),
+                    Stmt::Assign(h.clone(), None, hr),
                     Stmt::For(
                         j.clone(),
                         Bound::Const(len),
